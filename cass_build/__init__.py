@@ -1,0 +1,1 @@
+"""CASS: a build-time CUDA to HIP transpiler."""

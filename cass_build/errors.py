@@ -1,0 +1,33 @@
+"""The CASS error tree: one base class, narrow subclasses, one-line messages.
+
+Each error's ``str()`` is the single line shown to users; ``hint`` is printed on
+its own line below it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CassError", "InputError", "OutputError", "TableError", "UsageError"]
+
+
+class CassError(Exception):
+    """Base of every error CASS raises on purpose."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class TableError(CassError):
+    """A mapping table under ``cass_build/data`` is malformed."""
+
+
+class InputError(CassError):
+    """A source file cannot be read or is not CUDA text (binary, non-UTF-8, too big)."""
+
+
+class OutputError(CassError):
+    """An output cannot be written, or would overwrite an input."""
+
+
+class UsageError(CassError):
+    """The command line or options are inconsistent."""

@@ -1,0 +1,175 @@
+"""Load and check the CUDA→HIP mapping tables in ``cass_build/data/*.toml``.
+
+The schema is documented in ``docs/tables.md``. Loading validates every row so a
+bad table fails at load time with the file and row named, never mid-translation.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import TableError
+
+__all__ = [
+    "KINDS",
+    "REWRITES",
+    "STATUSES",
+    "Family",
+    "Row",
+    "data_dir",
+    "load_tables",
+    "parse_version",
+]
+
+KINDS = ("function", "type", "enum", "macro", "builtin", "include", "namespace")
+STATUSES = ("supported", "unsupported", "deprecated")
+REWRITES = ("sync-mask", "prefetch-location", "advise-location", "symbol-arg", "func-arg")
+_ROW_KEYS = frozenset({"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note"})
+_SECTION_KEYS = frozenset({"name", "kind", "rows"})
+
+
+@dataclass(frozen=True)
+class Row:
+    """One CUDA name and what CASS emits for it."""
+
+    cuda: str
+    hip: str
+    kind: str
+    status: str
+    family: str
+    section: str
+    since: tuple[int, int] | None = None
+    legacy: str = ""
+    rewrite: str = ""
+    arg: int = -1
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Family:
+    """One API family: its file's metadata and rows in file order."""
+
+    name: str
+    title: str
+    hip_headers: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """Parse ``"6.2"`` (or ``"6.2.41133"``) into ``(6, 2)``."""
+    parts = text.strip().split(".")
+    try:
+        major = int(parts[0])
+        minor = int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        msg = f"invalid HIP version {text!r}: expected MAJOR.MINOR such as 6.2"
+        raise ValueError(msg) from None
+    return (major, minor)
+
+
+def data_dir() -> Path:
+    """The directory holding the packaged tables."""
+    return Path(str(resources.files("cass_build") / "data"))
+
+
+def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: str) -> Row:
+    unknown = set(raw) - _ROW_KEYS
+    if unknown:
+        msg = f"{where}: unknown row key(s) {sorted(unknown)}"
+        raise TableError(msg)
+    cuda = raw.get("cuda")
+    if not isinstance(cuda, str) or not cuda:
+        msg = f"{where}: row without a 'cuda' name"
+        raise TableError(msg)
+    kind = raw.get("kind", kind)
+    status = raw.get("status", "supported")
+    hip = raw.get("hip", "")
+    if kind not in KINDS:
+        msg = f"{where}: {cuda}: unknown kind {kind!r} (one of {', '.join(KINDS)})"
+        raise TableError(msg)
+    if status not in STATUSES:
+        msg = f"{where}: {cuda}: unknown status {status!r} (one of {', '.join(STATUSES)})"
+        raise TableError(msg)
+    if status != "unsupported" and not hip:
+        msg = f"{where}: {cuda}: a {status} row needs a 'hip' name"
+        raise TableError(msg)
+    rewrite = raw.get("rewrite", "")
+    if rewrite and rewrite not in REWRITES:
+        msg = f"{where}: {cuda}: unknown rewrite {rewrite!r} (one of {', '.join(REWRITES)})"
+        raise TableError(msg)
+    since_text = raw.get("since")
+    try:
+        since = parse_version(since_text) if since_text else None
+    except ValueError as exc:
+        msg = f"{where}: {cuda}: {exc}"
+        raise TableError(msg) from None
+    return Row(
+        cuda=cuda,
+        hip=hip,
+        kind=kind,
+        status=status,
+        family=family,
+        section=section,
+        since=since,
+        legacy=raw.get("legacy", ""),
+        rewrite=rewrite,
+        arg=int(raw.get("arg", -1)),
+        note=raw.get("note", ""),
+    )
+
+
+def load_family(path: Path) -> Family:
+    """Read and validate one table file."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        msg = f"{path}: cannot read mapping table: {exc}"
+        raise TableError(msg) from None
+    meta = doc.get("family", {})
+    name = meta.get("name", "")
+    if name != path.stem:
+        msg = f"{path}: [family] name {name!r} must equal the file name {path.stem!r}"
+        raise TableError(msg)
+    rows: list[Row] = []
+    for index, section in enumerate(doc.get("section", [])):
+        unknown = set(section) - _SECTION_KEYS
+        if unknown:
+            msg = f"{path}: section {index}: unknown key(s) {sorted(unknown)}"
+            raise TableError(msg)
+        sname = section.get("name", f"section {index}")
+        for rindex, raw in enumerate(section.get("rows", [])):
+            where = f"{path.name}: [{sname}] row {rindex + 1}"
+            rows.append(
+                _row(raw, family=name, section=sname, kind=section.get("kind", ""), where=where)
+            )
+    return Family(
+        name=name,
+        title=meta.get("title", name),
+        hip_headers=tuple(meta.get("hip_headers", ())),
+        rows=tuple(rows),
+    )
+
+
+@functools.cache
+def load_tables(directory: str | None = None) -> tuple[Family, ...]:
+    """Load every family, checking that no CUDA name is mapped twice."""
+    root = Path(directory) if directory else data_dir()
+    families = tuple(load_family(p) for p in sorted(root.glob("*.toml")))
+    seen: dict[tuple[str, bool], Row] = {}
+    for family in families:
+        for row in family.rows:
+            key = (row.cuda, row.kind == "include")
+            other = seen.get(key)
+            if other is not None:
+                msg = (
+                    f"{row.family}.toml: {row.cuda} is mapped twice "
+                    f"(also in {other.family}.toml [{other.section}])"
+                )
+                raise TableError(msg)
+            seen[key] = row
+    return families

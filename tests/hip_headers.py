@@ -1,0 +1,45 @@
+"""Identifiers declared by the installed HIP headers, found by the real hipcc.
+
+The headers are preprocessed for the AMD platform with ``-dD`` so macros stay
+visible; every identifier in the output counts as declared.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def hipcc() -> str | None:
+    return shutil.which("hipcc") or (
+        "/opt/rocm/bin/hipcc" if Path("/opt/rocm/bin/hipcc").exists() else None
+    )
+
+
+def header_available(header: str) -> bool:
+    roots = [Path("/usr/include"), Path("/opt/rocm/include")]
+    return any((root / header).exists() for root in roots)
+
+
+def declared_identifiers(headers: list[str], workdir: Path) -> set[str]:
+    """Preprocess ``headers`` with hipcc and return every identifier seen."""
+    compiler = hipcc()
+    if compiler is None:
+        msg = "hipcc not found"
+        raise RuntimeError(msg)
+    src = workdir / "headers.hip"
+    src.write_text("".join(f"#include <{h}>\n" for h in headers))
+    out = workdir / "headers.i"
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    subprocess.run(
+        [compiler, "-E", "-dD", "-x", "hip", "--offload-arch=gfx90a", str(src), "-o", str(out)],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    return {m.decode() for m in _WORD.findall(out.read_bytes())}

@@ -1,0 +1,99 @@
+"""The mapping tables: schema, consistency, and HIP names proven against real headers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cass_build.tables import load_tables, parse_version
+
+from .hip_headers import declared_identifiers, header_available, hipcc
+
+FAMILIES = load_tables()
+REQUIRED = {
+    "runtime", "driver", "device", "math", "fp16", "bf16", "complex",
+    "cooperative_groups", "cub", "thrust", "cublas", "curand", "cufft",
+    "cusparse", "cusolver", "nccl", "cudnn",
+}
+INSTALLED_HIP = (5, 2)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def test_every_family_has_a_table() -> None:
+    assert REQUIRED <= {f.name for f in FAMILIES}
+
+
+def test_families_are_not_trivial() -> None:
+    sizes = {f.name: len(f.rows) for f in FAMILIES}
+    assert sum(sizes.values()) > 2000, sizes
+    for name in REQUIRED:
+        assert sizes.get(name, 0) >= 5, f"{name} has only {sizes.get(name, 0)} rows"
+
+
+def test_hip_names_never_reenter_the_table() -> None:
+    """Translating output again must change nothing: no emitted name is a CUDA key."""
+    keys = {r.cuda: r for f in FAMILIES for r in f.rows if r.kind != "include"}
+    for family in FAMILIES:
+        for row in family.rows:
+            if row.kind == "include" or not row.hip:
+                continue
+            for word in _IDENT.findall(row.hip):
+                other = keys.get(word)
+                if other is not None and other.hip != other.cuda and other is not row:
+                    pytest.fail(f"{row.family}: {row.cuda} emits {word}, itself mapped to {other.hip}")
+
+
+def test_include_targets_never_reenter_the_table() -> None:
+    includes = {r.cuda: r for f in FAMILIES for r in f.rows if r.kind == "include"}
+    for row in includes.values():
+        other = includes.get(row.hip)
+        assert other is None or other.hip == other.cuda, f"{row.cuda} -> {row.hip} -> {other}"
+
+
+def _checkable(family_headers: tuple[str, ...]) -> bool:
+    return bool(family_headers) and all(header_available(h) for h in family_headers)
+
+
+@pytest.mark.skipif(hipcc() is None, reason="hipcc is not installed (apt-get install hipcc)")
+@pytest.mark.parametrize(
+    "family", [f for f in FAMILIES if _checkable(f.hip_headers)], ids=lambda f: f.name
+)
+def test_supported_hip_names_are_declared(family, tmp_path: Path) -> None:
+    """Every HIP name emitted for a supported row exists in the installed HIP headers."""
+    declared = declared_identifiers(list(family.hip_headers), tmp_path)
+    missing = []
+    for row in family.rows:
+        if row.status == "unsupported" or row.kind == "include":
+            continue
+        emitted = row.hip
+        if row.since is not None and row.since > INSTALLED_HIP:
+            if not row.legacy:
+                continue
+            emitted = row.legacy
+        missing += [f"{row.cuda} -> {w}" for w in _IDENT.findall(emitted) if w not in declared]
+    assert not missing, f"{len(missing)} HIP names not declared: {missing[:40]}"
+
+
+@pytest.mark.parametrize(
+    "family", [f for f in FAMILIES if _checkable(f.hip_headers)], ids=lambda f: f.name
+)
+def test_supported_include_targets_exist(family) -> None:
+    missing = [
+        r.hip
+        for r in family.rows
+        if r.kind == "include"
+        and r.status != "unsupported"
+        and (r.since is None or r.since <= INSTALLED_HIP)
+        and r.hip.startswith(("hip/", "hipsparse", "hiprand", "rocprim", "rocrand"))
+        and not header_available(r.hip)
+    ]
+    assert not missing
+
+
+def test_parse_version() -> None:
+    assert parse_version("6.2") == (6, 2)
+    assert parse_version("5.2.21153") == (5, 2)
+    with pytest.raises(ValueError, match="MAJOR.MINOR"):
+        parse_version("six")
