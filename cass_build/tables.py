@@ -28,7 +28,14 @@ __all__ = [
 
 KINDS = ("function", "type", "enum", "macro", "builtin", "include", "namespace")
 STATUSES = ("supported", "unsupported", "deprecated")
-REWRITES = ("sync-mask", "prefetch-location", "advise-location", "symbol-arg", "func-arg")
+REWRITES = (
+    "sync-mask",
+    "replace-call",
+    "prefetch-location",
+    "advise-location",
+    "symbol-arg",
+    "func-arg",
+)
 _ROW_KEYS = frozenset({"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note"})
 _SECTION_KEYS = frozenset({"name", "kind", "rows"})
 
