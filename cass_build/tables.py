@@ -17,6 +17,7 @@ from .errors import TableError
 
 __all__ = [
     "KINDS",
+    "MATCHES",
     "REWRITES",
     "STATUSES",
     "Family",
@@ -36,7 +37,10 @@ REWRITES = (
     "symbol-arg",
     "func-arg",
 )
-_ROW_KEYS = frozenset({"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note"})
+_ROW_KEYS = frozenset(
+    {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match"}
+)
+MATCHES = ("any", "template")
 _SECTION_KEYS = frozenset({"name", "kind", "rows"})
 
 
@@ -55,6 +59,7 @@ class Row:
     rewrite: str = ""
     arg: int = -1
     note: str = ""
+    match: str = "any"
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class Family:
     title: str
     hip_headers: tuple[str, ...]
     rows: tuple[Row, ...]
+    prefixes: tuple[str, ...] = ()
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -109,6 +115,10 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
     if rewrite and rewrite not in REWRITES:
         msg = f"{where}: {cuda}: unknown rewrite {rewrite!r} (one of {', '.join(REWRITES)})"
         raise TableError(msg)
+    match = raw.get("match", "any")
+    if match not in MATCHES:
+        msg = f"{where}: {cuda}: unknown match {match!r} (one of {', '.join(MATCHES)})"
+        raise TableError(msg)
     since_text = raw.get("since")
     try:
         since = parse_version(since_text) if since_text else None
@@ -127,6 +137,7 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
         rewrite=rewrite,
         arg=int(raw.get("arg", -1)),
         note=raw.get("note", ""),
+        match=match,
     )
 
 
@@ -159,6 +170,7 @@ def load_family(path: Path) -> Family:
         title=meta.get("title", name),
         hip_headers=tuple(meta.get("hip_headers", ())),
         rows=tuple(rows),
+        prefixes=tuple(meta.get("prefixes", ())),
     )
 
 

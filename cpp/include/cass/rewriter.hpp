@@ -1,0 +1,38 @@
+// The rule translator: CUDA source in, HIP source, diagnostics and stats out.
+//
+// Only identifier tokens and #include header names are rewritten, never the
+// inside of comments or string literals. Line structure is kept: no rewrite
+// adds or removes a newline, so output line N is input line N.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cass/diagnostic.hpp"
+#include "cass/stats.hpp"
+#include "cass/table.hpp"
+
+namespace cass {
+
+enum class LaunchSyntax : std::uint8_t { Chevrons, GGL };
+
+struct Options {
+    std::uint32_t hip_version = 702;      // major * 100 + minor of the targeted HIP
+    LaunchSyntax launch = LaunchSyntax::Chevrons;
+    bool rename_cu_includes = false;      // "x.cu" -> "x.hip" in quoted includes
+    std::uint32_t cuda_arch = 700;        // assumed __CUDA_ARCH__ in AMD device code
+    std::uint32_t cuda_version = 12080;   // assumed CUDART_VERSION / CUDA_VERSION
+};
+
+struct Result {
+    std::string text;
+    std::vector<Diagnostic> diagnostics;  // sorted by position
+    Stats stats;
+};
+
+// Thread-safe: `table` is only read.
+Result translate(std::string_view source, const Table& table, const Options& options);
+
+}  // namespace cass

@@ -1,0 +1,70 @@
+// The immutable CUDA→HIP mapping table the rewriter reads.
+//
+// Rows come from the data files (cass_build/data/*.toml) through the bindings;
+// the core never hard-codes an API name. A Table is built once and then only
+// read, so one Table serves any number of threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cass {
+
+enum class Kind : std::uint8_t { Function, Type, Enum, Macro, Builtin, Include, Namespace };
+enum class Status : std::uint8_t { Supported, Unsupported, Deprecated };
+enum class Rewrite : std::uint8_t {
+    None,
+    SyncMask,
+    ReplaceCall,
+    PrefetchLocation,
+    AdviseLocation,
+    SymbolArg,
+    FuncArg,
+};
+// Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
+enum class Match : std::uint8_t { Any, Template };
+
+struct Entry {
+    std::string cuda;
+    std::string hip;
+    std::string legacy;   // emitted for HIP versions older than `since`
+    std::string note;     // behaviour difference, reported once per file
+    Kind kind = Kind::Function;
+    Status status = Status::Supported;
+    Rewrite rewrite = Rewrite::None;
+    Match match = Match::Any;
+    std::uint16_t family = 0;
+    std::int16_t arg = -1;
+    std::uint32_t since = 0;  // major * 100 + minor; 0 = any HIP
+};
+
+// A family of APIs and the name prefixes that mark an unknown name as one of it.
+struct Family {
+    std::string name;
+    std::vector<std::string> prefixes;
+};
+
+class Table {
+public:
+    Table() = default;
+    Table(std::vector<Entry> entries, std::vector<Family> families);
+
+    // The entry for an identifier (or, with Kind::Include, a header path), or nullptr.
+    [[nodiscard]] const Entry* find(std::string_view name, bool include) const;
+    // The family an unmapped name looks like it belongs to, or -1.
+    [[nodiscard]] int guess_family(std::string_view name) const;
+
+    [[nodiscard]] const std::vector<Family>& families() const { return families_; }
+    [[nodiscard]] std::size_t size() const { return entries_.size(); }
+
+private:
+    std::vector<Entry> entries_;
+    std::vector<Family> families_;
+    std::vector<std::int32_t> slots_;  // open addressing; -1 = empty
+    std::uint64_t mask_ = 0;
+    std::vector<std::pair<std::string, int>> prefixes_;  // longest first
+};
+
+}  // namespace cass

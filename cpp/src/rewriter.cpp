@@ -1,0 +1,748 @@
+#include "cass/rewriter.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "rewriter_impl.hpp"
+
+namespace cass {
+namespace detail {
+namespace {
+
+// Words before a name that do not make it a declaration of that name.
+bool is_non_declaring_keyword(std::string_view w) {
+    static const std::unordered_set<std::string_view> kWords = {
+        "return",   "case",      "goto",      "else",         "new",       "delete",
+        "throw",    "sizeof",    "alignof",   "decltype",     "typename",  "const",
+        "volatile", "static",    "extern",    "inline",       "constexpr", "unsigned",
+        "signed",   "register",  "mutable",   "friend",       "virtual",   "explicit",
+        "using",    "namespace", "template",  "operator",     "co_return", "co_await",
+        "co_yield", "if",        "while",     "for",          "switch",    "do",
+        "__host__", "__device__", "__global__", "__forceinline__", "__shared__",
+        "__constant__", "__managed__", "typedef", "struct", "class", "enum", "union",
+        "auto", "defined", "include", "ifdef", "ifndef", "undef", "elif", "pragma"};
+    return kWords.count(w) != 0;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+std::string version_text(std::uint32_t v) {
+    return std::to_string(v / 100) + "." + std::to_string(v % 100);
+}
+
+}  // namespace
+
+Rewriter::Rewriter(std::string_view src, const Table& table, const Options& options)
+    : s_(src), t_(table), o_(options) {
+    toks_ = lex(src);
+    ntok_ = static_cast<int>(toks_.size());
+    consumed_.assign(toks_.size(), 0);
+    stats_.families.resize(t_.families().size());
+    for (std::size_t f = 0; f < t_.families().size(); ++f) {
+        if (t_.families()[f].name == "runtime") runtime_ = static_cast<int>(f);
+    }
+}
+
+int Rewriter::next_sig(int i) const {
+    for (int k = i + 1; k < ntok_; ++k) {
+        if (toks_[k].significant()) return k;
+    }
+    return -1;
+}
+
+int Rewriter::prev_sig(int i) const {
+    for (int k = i - 1; k >= 0; --k) {
+        if (toks_[k].significant()) return k;
+    }
+    return -1;
+}
+
+bool Rewriter::is_punct(int i, std::string_view p) const {
+    return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Punct && text(i) == p;
+}
+
+void Rewriter::match_brackets() {
+    match_.assign(toks_.size(), -1);
+    std::vector<int> stack;
+    for (int i = 0; i < ntok_; ++i) {
+        const Token& t = toks_[i];
+        if (t.kind == TokenKind::LaunchOpen) {
+            stack.push_back(i);
+            continue;
+        }
+        if (t.kind == TokenKind::LaunchClose) {
+            if (!stack.empty() && toks_[stack.back()].kind == TokenKind::LaunchOpen) {
+                match_[stack.back()] = i;
+                match_[i] = stack.back();
+                stack.pop_back();
+            }
+            continue;
+        }
+        if (t.kind != TokenKind::Punct || t.end - t.begin != 1) continue;
+        const char c = s_[t.begin];
+        if (c == '(' || c == '[' || c == '{') {
+            stack.push_back(i);
+        } else if (c == ')' || c == ']' || c == '}') {
+            const char open = c == ')' ? '(' : (c == ']' ? '[' : '{');
+            // Pop unmatched openers of other kinds (unbalanced input stays usable).
+            while (!stack.empty()) {
+                const Token& o = toks_[stack.back()];
+                if (o.kind == TokenKind::Punct && s_[o.begin] == open) break;
+                if (c == '}' && o.kind == TokenKind::Punct && s_[o.begin] == '{') break;
+                if (c != '}') break;
+                stack.pop_back();
+            }
+            if (!stack.empty()) {
+                const Token& o = toks_[stack.back()];
+                if (o.kind == TokenKind::Punct && s_[o.begin] == open) {
+                    match_[stack.back()] = i;
+                    match_[i] = stack.back();
+                    stack.pop_back();
+                }
+            }
+        }
+    }
+}
+
+std::vector<Arg> Rewriter::call_args(int open) const {
+    std::vector<Arg> args;
+    const int close = match_[open];
+    if (close < 0) return args;
+    int first = -1;
+    int last = -1;
+    for (int k = open + 1; k < close; ++k) {
+        const Token& t = toks_[k];
+        if (!t.significant()) continue;
+        if (t.kind == TokenKind::Punct && text(k) == ",") {
+            args.push_back(Arg{first, last});
+            first = last = -1;
+            continue;
+        }
+        if (first < 0) first = k;
+        if (match_[k] > k) k = match_[k];  // skip a nested group whole
+        last = k;
+    }
+    if (first >= 0 || !args.empty()) args.push_back(Arg{first, last});
+    return args;
+}
+
+int Rewriter::statement_begin(int i) const {
+    int begin = i;
+    int budget = 64;
+    for (int k = prev_sig(i); k >= 0 && budget-- > 0; k = prev_sig(k)) {
+        if (toks_[k].kind == TokenKind::Punct) {
+            const std::string_view p = text(k);
+            if (p == ";" || p == "{" || p == "}") break;
+        }
+        if ((toks_[k].flags & kDirectiveHash) != 0) break;
+        begin = k;
+    }
+    return begin;
+}
+
+std::string Rewriter::squeeze(int first, int last) const {
+    std::string out;
+    if (first < 0) return out;
+    for (int k = first; k <= last; ++k) {
+        if (toks_[k].significant()) out += text(k);
+    }
+    return out;
+}
+
+std::string Rewriter::render(int first, int last) const {
+    std::string out;
+    if (first < 0) return out;
+    for (int k = first; k <= last; ++k) {
+        if (toks_[k].kind == TokenKind::Identifier) {
+            const Entry* e = t_.find(text(k), false);
+            if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
+                out += e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
+                continue;
+            }
+        }
+        out += text(k);
+    }
+    return out;
+}
+
+void Rewriter::replace(int first, int last, std::string text) {
+    edits_.push_back(Edit{toks_[first].begin, toks_[last].end, std::move(text)});
+    consume(first, last);
+}
+
+void Rewriter::insert(std::uint32_t offset, std::string text) {
+    edits_.push_back(Edit{offset, offset, std::move(text)});
+}
+
+void Rewriter::consume(int first, int last) {
+    for (int k = first; k <= last; ++k) consumed_[k] = 1;
+}
+
+void Rewriter::diag(int token, Severity severity, const char* rule, std::string message) {
+    Diagnostic d;
+    d.offset = token >= 0 && token < ntok_ ? toks_[token].begin : 0;
+    d.severity = severity;
+    d.rule = rule;
+    d.message = std::move(message);
+    diags_.push_back(std::move(d));
+}
+
+void Rewriter::count(int family, bool converted) {
+    if (family < 0 || family >= static_cast<int>(stats_.families.size())) return;
+    auto& f = stats_.families[static_cast<std::size_t>(family)];
+    if (converted) {
+        ++f.converted;
+    } else {
+        ++f.unconverted;
+    }
+}
+
+void Rewriter::prescan() {
+    for (int i = 0; i < ntok_; ++i) {
+        const Token& t = toks_[i];
+        if (t.kind != TokenKind::Identifier) continue;
+        const int p = prev_sig(i);
+        if (p < 0) continue;
+        const std::string_view w = text(i);
+        const std::string_view pw = text(p);
+        if (toks_[p].kind == TokenKind::Identifier) {
+            if (pw == "define" && in_directive(i)) {
+                declared_.insert(w);
+                // #define FULL_MASK 0xffffffff
+                const int v = next_sig(i);
+                if (v >= 0 && in_directive(v) && toks_[v].kind == TokenKind::Number) {
+                    const int after = next_sig(v);
+                    if ((after < 0 || !in_directive(after)) && is_full_mask(Arg{v, v})) {
+                        full_masks_.insert(w);
+                    }
+                }
+            } else if (pw == "cudaMemLocation") {
+                location_vars_.insert(w);
+                declared_.insert(w);
+            } else if (!is_non_declaring_keyword(pw) && !in_directive(i)) {
+                declared_.insert(w);
+                // constexpr unsigned kFull = 0xffffffffu;
+                const int eq = next_sig(i);
+                if (is_punct(eq, "=")) {
+                    const int v = next_sig(eq);
+                    const int semi = next_sig(v);
+                    if (v >= 0 && toks_[v].kind == TokenKind::Number && is_punct(semi, ";") &&
+                        is_full_mask(Arg{v, v})) {
+                        full_masks_.insert(w);
+                    }
+                }
+            }
+        }
+    }
+}
+
+bool Rewriter::is_full_mask(const Arg& a) const {
+    if (a.first < 0) return false;
+    std::string s = lower(squeeze(a.first, a.last));
+    if (a.first == a.last && toks_[a.first].kind == TokenKind::Identifier) {
+        return full_masks_.count(text(a.first)) != 0;
+    }
+    if (s == "__activemask()") return true;  // "all active lanes": what maskless forms do
+    while (!s.empty() && (s.back() == 'u' || s.back() == 'l')) s.pop_back();
+    static const char* kFull[] = {"0xffffffff", "4294967295", "~0", "-1", "0xffffffffffffffff",
+                                  "(unsigned)-1", "(unsignedint)-1", "~0x0"};
+    return std::any_of(std::begin(kFull), std::end(kFull), [&](const char* f) { return s == f; });
+}
+
+bool Rewriter::is_wide_mask(const Arg& a) const {
+    if (a.first < 0) return false;
+    const std::string s = lower(squeeze(a.first, a.last));
+    auto ends_with = [&](std::string_view suf) {
+        return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+    };
+    auto starts_with = [&](std::string_view pre) { return s.rfind(pre, 0) == 0; };
+    return (toks_[a.last].kind == TokenKind::Number && (ends_with("ull") || ends_with("llu"))) ||
+           starts_with("static_cast<unsignedlonglong>") || starts_with("(unsignedlonglong)") ||
+           starts_with("__ballot") || starts_with("__activemask") || starts_with("(uint64_t)") ||
+           starts_with("static_cast<uint64_t>");
+}
+
+bool Rewriter::is_location(const Arg& a) const {
+    if (a.first < 0) return false;
+    for (int k = a.first; k <= a.last; ++k) {
+        const std::string_view w = text(k);
+        if (w == "{" || w == "cudaMemLocation") return true;
+    }
+    return a.first == a.last && location_vars_.count(text(a.first)) != 0;
+}
+
+std::string Rewriter::device_of_location(const Arg& a) const {
+    for (int k = a.first; k <= a.last; ++k) {
+        if (!is_punct(k, "{") || match_[k] < 0) continue;
+        const std::vector<Arg> fields = call_args(k);
+        if (fields.size() != 2) break;
+        Arg type = fields[0];
+        Arg id = fields[1];
+        // Designated initializers: {.type = X, .id = Y}
+        if (is_punct(type.first, ".")) type.first = next_sig(next_sig(type.first));
+        if (is_punct(id.first, ".")) id.first = next_sig(next_sig(id.first));
+        if (squeeze(type.first, type.last).find("Host") != std::string::npos) {
+            return "hipCpuDeviceId";
+        }
+        return render(id.first, id.last);
+    }
+    if (a.first == a.last) return std::string(text(a.first)) + ".id";
+    return "(" + render(a.first, a.last) + ").id";
+}
+
+bool Rewriter::in_defined_context(int i) const {
+    if (directive_ == "ifdef" || directive_ == "ifndef") return true;
+    int p = prev_sig(i);
+    if (is_punct(p, "(")) p = prev_sig(p);
+    return is_ident(p) && text(p) == "defined";
+}
+
+// __CUDA_ARCH__, __CUDACC__, CUDART_VERSION: the compiler's own macros, whose
+// HIP spelling depends on where they appear, so they are handled here rather
+// than by a table row.
+bool Rewriter::on_preprocessor_name(int i, std::string_view w) {
+    const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif" ||
+                                           directive_ == "ifdef" || directive_ == "ifndef");
+    if (w == "__CUDACC__" || w == "__CUDACC_RTC__") {
+        replace(i, i, w == "__CUDACC__" ? "__HIPCC__" : "__HIPCC_RTC__");
+        count(runtime_, true);
+        return true;
+    }
+    if (w == "__CUDA_ARCH__") {
+        if (in_defined_context(i)) {
+            replace(i, i, "__HIP_DEVICE_COMPILE__");
+        } else if (in_if) {
+            replace(i, i,
+                    "(defined(__HIP_DEVICE_COMPILE__) ? " + std::to_string(o_.cuda_arch) + " : 0)");
+            if (once_.insert("cuda-arch-value").second) {
+                diag(i, Severity::Note, "cuda-arch",
+                     "__CUDA_ARCH__ in a preprocessor condition is taken as " +
+                         std::to_string(o_.cuda_arch) +
+                         " in AMD device code (--cuda-arch changes it)");
+            }
+        } else {
+            diag(i, Severity::Warning, "cuda-arch",
+                 "HIP compilers do not define __CUDA_ARCH__; test "
+                 "__HIP_DEVICE_COMPILE__ instead");
+            count(runtime_, false);
+            return true;
+        }
+        count(runtime_, true);
+        return true;
+    }
+    if (w == "CUDART_VERSION" || w == "CUDA_VERSION") {
+        if (in_defined_context(i)) {
+            replace(i, i, "__HIPCC__");
+        } else {
+            replace(i, i, std::to_string(o_.cuda_version));
+            if (once_.insert("cuda-version").second) {
+                diag(i, Severity::Note, "cuda-version",
+                     std::string(w) + " is taken as " + std::to_string(o_.cuda_version) +
+                         ", selecting the code written for that CUDA release (--cuda-version "
+                         "changes it)");
+            }
+        }
+        count(runtime_, true);
+        return true;
+    }
+    return false;
+}
+
+void Rewriter::on_directive(int hash) {
+    const int k = next_sig(hash);
+    directive_ = {};
+    define_name_ = -1;
+    if (k < 0 || !in_directive(k) || toks_[k].kind != TokenKind::Identifier) return;
+    directive_ = text(k);
+    if (directive_ == "define") {
+        define_name_ = next_sig(k);
+    } else if (directive_ == "if" || directive_ == "ifdef" || directive_ == "ifndef") {
+        regions_.push_back(next_region_++);
+    } else if (directive_ == "elif" || directive_ == "else") {
+        if (regions_.size() > 1) regions_.back() = next_region_++;
+    } else if (directive_ == "endif") {
+        if (regions_.size() > 1) regions_.pop_back();
+    }
+}
+
+void Rewriter::on_header_name(int i) {
+    const std::string_view tok = text(i);
+    if ((toks_[i].flags & kUnterminated) != 0 || tok.size() < 2) return;
+    const char open = tok.front();
+    const char close = tok.back();
+    const std::string inner(tok.substr(1, tok.size() - 2));
+    std::string target = inner;
+    const Entry* e = t_.find(inner, true);
+    bool mapped = false;
+    if (e != nullptr) {
+        if (e->status == Status::Unsupported) {
+            diag(i, Severity::Error, "unsupported-api",
+                 "header '" + inner + "' has no HIP equivalent" +
+                     (e->note.empty() ? "" : ": " + e->note));
+            count(e->family, false);
+            return;
+        }
+        if (e->since > o_.hip_version && !e->legacy.empty()) {
+            target = e->legacy;
+        } else {
+            target = e->hip;
+            if (e->since > o_.hip_version) {
+                diag(i, Severity::Error, "hip-version",
+                     "header '" + target + "' needs HIP " + version_text(e->since) +
+                         " or newer; the target is HIP " + version_text(o_.hip_version) +
+                         " (--hip-version)");
+            }
+        }
+        count(e->family, true);
+        mapped = true;
+    } else if (open == '"' && o_.rename_cu_includes && inner.size() > 3 &&
+               inner.compare(inner.size() - 3, 3, ".cu") == 0) {
+        target = inner.substr(0, inner.size() - 3) + ".hip";
+    } else {
+        const std::size_t slash = inner.find_last_of('/');
+        const std::string base = inner.substr(slash == std::string::npos ? 0 : slash + 1);
+        const int family = t_.guess_family(base);
+        if (family >= 0) {
+            diag(i, Severity::Warning, "unknown-api",
+                 "header '" + inner + "' has no known HIP counterpart; it was left unchanged");
+            count(family, false);
+        }
+    }
+    const auto seen = includes_.find(target);
+    if (mapped && seen != includes_.end() &&
+        std::find(regions_.begin(), regions_.end(), seen->second) != regions_.end()) {
+        // Already included in this or an enclosing conditional region: blank the
+        // directive, keeping its line so line numbers stay put.
+        int hash = i;
+        while (hash > 0 && (toks_[hash].flags & kDirectiveHash) == 0) --hash;
+        int last = i;
+        while (last + 1 < ntok_ && toks_[last + 1].kind != TokenKind::Newline) ++last;
+        replace(hash, last, "");
+        return;
+    }
+    includes_.emplace(target, regions_.back());
+    if (target != inner) replace(i, i, std::string(1, open) + target + std::string(1, close));
+}
+
+void Rewriter::apply(const Entry& e, int i) {
+    const std::string_view w = text(i);
+    if (e.status == Status::Unsupported) {
+        diag(i, Severity::Error, "unsupported-api",
+             "'" + std::string(w) + "' has no HIP equivalent" +
+                 (e.note.empty() ? "" : ": " + e.note));
+        count(e.family, false);
+        return;
+    }
+    const bool too_new = e.since > o_.hip_version;
+    const bool legacy = too_new && !e.legacy.empty();
+    if (too_new && !legacy) {
+        diag(i, Severity::Error, "hip-version",
+             "'" + e.hip + "' needs HIP " + version_text(e.since) + " or newer; the target is HIP " +
+                 version_text(o_.hip_version) + " (--hip-version)");
+        count(e.family, false);
+    } else {
+        count(e.family, true);
+    }
+    if (e.status == Status::Deprecated) {
+        diag(i, Severity::Warning, "deprecated-api",
+             "'" + std::string(w) + "' is deprecated" +
+                 (e.note.empty() ? "" : ": " + e.note));
+    } else if (!e.note.empty() && noted_.insert(&e).second) {
+        diag(i, Severity::Warning, "behavior-differs", "'" + std::string(w) + "': " + e.note);
+    }
+    switch (e.rewrite) {
+        case Rewrite::SyncMask:
+            rewrite_sync_mask(e, i, legacy);
+            return;
+        case Rewrite::ReplaceCall:
+            rewrite_replace_call(e, i, legacy);
+            return;
+        case Rewrite::PrefetchLocation:
+            rewrite_location(e, i, 2, true);
+            break;
+        case Rewrite::AdviseLocation:
+            rewrite_location(e, i, 3, false);
+            break;
+        case Rewrite::SymbolArg:
+            wrap_arg(e, i, "HIP_SYMBOL(", "HIP_SYMBOL");
+            break;
+        case Rewrite::FuncArg:
+            wrap_arg(e, i, "reinterpret_cast<const void*>(", "reinterpret_cast");
+            break;
+        case Rewrite::None:
+            break;
+    }
+    const std::string& name = legacy ? e.legacy : e.hip;
+    if (name != w) replace(i, i, name);
+}
+
+void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
+    const std::string& name = legacy ? e.legacy : e.hip;
+    const int open = next_sig(i);
+    std::vector<Arg> args;
+    if (is_punct(open, "(")) args = call_args(open);
+    const bool has_mask = !args.empty() && args[0].first >= 0;
+    hazard_shuffle(i, args, has_mask);
+    if (has_mask) {
+        const Arg mask = args[0];
+        if (legacy) {
+            if (!is_full_mask(mask)) {
+                diag(mask.first, Severity::Warning, "warp-mask",
+                     "lane mask '" + squeeze(mask.first, mask.last) +
+                         "' is not provably full; HIP " + version_text(o_.hip_version) +
+                         " has no masked '" + std::string(text(i)) +
+                         "', so every active lane of the wavefront takes part");
+            }
+            // Drop "mask, " (or the lone mask), keeping what follows.
+            const std::uint32_t end =
+                args.size() > 1 ? toks_[args[1].first].begin : toks_[mask.last].end;
+            edits_.push_back(Edit{toks_[mask.first].begin, end, ""});
+            const int stop = args.size() > 1 ? args[1].first - 1 : mask.last;
+            consume(mask.first, stop);
+        } else if (!is_wide_mask(mask)) {
+            if (is_full_mask(mask)) {
+                replace(mask.first, mask.last, "0xffffffffffffffffull");
+            } else {
+                diag(mask.first, Severity::Warning, "warp-mask",
+                     "lane mask '" + squeeze(mask.first, mask.last) +
+                         "' is 32 bits wide; it is widened to 64 bits, so lanes 32-63 of a "
+                         "64-lane wavefront are not in it");
+                insert(toks_[mask.first].begin, "static_cast<unsigned long long>(");
+                insert(toks_[mask.last].end, ")");
+            }
+        }
+    }
+    if (name != text(i)) replace(i, i, name);
+}
+
+void Rewriter::rewrite_replace_call(const Entry& e, int i, bool legacy) {
+    const int open = next_sig(i);
+    if (legacy && is_punct(open, "(") && match_[open] > open && call_args(open).empty()) {
+        replace(i, match_[open], e.legacy);
+        return;
+    }
+    if (e.hip != text(i)) replace(i, i, legacy ? e.legacy : e.hip);
+}
+
+void Rewriter::rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool drop_flags) {
+    const int open = next_sig(i);
+    if (!is_punct(open, "(")) return;
+    const std::vector<Arg> args = call_args(open);
+    if (args.size() <= loc_arg || !is_location(args[loc_arg])) return;  // CUDA 12 form
+    const Arg loc = args[loc_arg];
+    replace(loc.first, loc.last, device_of_location(loc));
+    diag(loc.first, Severity::Note, "signature-rewrite",
+         "CUDA 13 '" + std::string(text(i)) + "' takes a cudaMemLocation; '" + e.hip +
+             "' takes a device id");
+    if (drop_flags && args.size() > loc_arg + 1) {
+        const Arg flags = args[loc_arg + 1];
+        const std::string value = squeeze(flags.first, flags.last);
+        if (value != "0" && value != "0u" && value != "0U") {
+            diag(flags.first, Severity::Warning, "signature-rewrite",
+                 "prefetch flags '" + value + "' have no HIP counterpart and were dropped");
+        }
+        edits_.push_back(Edit{toks_[loc.last].end, toks_[flags.last].end, ""});
+        consume(loc.last + 1, flags.last);
+    }
+}
+
+void Rewriter::wrap_arg(const Entry& e, int i, const char* open_text, const char* guard) {
+    const int open = next_sig(i);
+    if (!is_punct(open, "(") || e.arg < 0) return;
+    const std::vector<Arg> args = call_args(open);
+    if (args.size() <= static_cast<std::size_t>(e.arg)) return;
+    const Arg a = args[static_cast<std::size_t>(e.arg)];
+    if (a.first < 0 || text(a.first) == guard || toks_[a.first].kind == TokenKind::String) return;
+    if (is_punct(a.first, "(")) {
+        const int inner = next_sig(a.first);  // already a C-style cast: (const void*)k
+        if (is_ident(inner) && (text(inner) == "const" || text(inner) == "void")) return;
+    }
+    insert(toks_[a.first].begin, open_text);
+    insert(toks_[a.last].end, ")");
+}
+
+void Rewriter::on_identifier(int i) {
+    const std::string_view w = text(i);
+    if (in_directive(i) && i == define_name_) return;  // the name a #define defines
+    const int p = prev_sig(i);
+    if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
+        const std::string_view pw = text(p);
+        if (pw == "." || pw == "->") return;  // a member, not an API name
+    }
+    if (w.size() > 5 && w[0] == '_' && on_preprocessor_name(i, w)) return;
+    if ((w == "CUDART_VERSION" || w == "CUDA_VERSION") && on_preprocessor_name(i, w)) return;
+    if (w == "asm" || w == "__asm__" || w == "__asm") {
+        hazard_asm(i);
+        return;
+    }
+    if (w == "warpSize") hazard_warp_size(i);
+    if (w == "texture" || w == "surface") hazard_texture(i);
+    const Entry* e = t_.find(w, false);
+    if (e != nullptr) {
+        const int n = next_sig(i);
+        if (e->kind == Kind::Namespace) {
+            const bool qualifier = is_punct(n, "::");
+            const bool declared = is_ident(p) && text(p) == "namespace";
+            if (!qualifier && !declared) return;
+        }
+        if (e->match == Match::Template && !is_punct(n, "<")) return;
+        if (w.find("ballot") != std::string_view::npos || w == "__activemask") hazard_ballot(i);
+        if (e->rewrite != Rewrite::SyncMask &&
+            w.find("shfl") != std::string_view::npos) {
+            const int open = next_sig(i);
+            std::vector<Arg> args;
+            if (is_punct(open, "(")) args = call_args(open);
+            hazard_shuffle(i, args, false);
+        }
+        apply(*e, i);
+        return;
+    }
+    if (declared_.count(w) != 0) return;
+    const int family = t_.guess_family(w);
+    if (family >= 0) {
+        diag(i, Severity::Warning, "unknown-api",
+             "'" + std::string(w) + "' is not a known CUDA API; it was left unchanged");
+        count(family, false);
+    }
+}
+
+void Rewriter::on_launch(int i) {
+    const int close = match_[i];
+    if (close < 0) return;
+    const int paren = next_sig(close);
+    if (!is_punct(paren, "(") || match_[paren] < 0) return;
+    // Find the kernel expression before <<<: name, qualified name, or template-id.
+    int start = prev_sig(i);
+    int template_close = -1;
+    if (start >= 0 && toks_[start].kind == TokenKind::Punct &&
+        (text(start) == ">" || text(start) == ">>")) {
+        template_close = start;
+        int depth = 0;
+        int k = start;
+        for (; k >= 0; k = prev_sig(k)) {
+            const std::string_view tk = text(k);
+            if (toks_[k].kind != TokenKind::Punct) continue;
+            if (tk == ">") depth += 1;
+            if (tk == ">>") depth += 2;
+            if (tk == "<") depth -= 1;
+            if (depth <= 0) break;
+        }
+        start = prev_sig(k);
+    }
+    if (!is_ident(start)) {
+        diag(i, Severity::Warning, "launch-syntax",
+             "cannot find the kernel name of this launch; it was kept as <<<...>>>");
+        return;
+    }
+    while (is_punct(prev_sig(start), "::") && is_ident(prev_sig(prev_sig(start)))) {
+        start = prev_sig(prev_sig(start));
+    }
+    const std::size_t nconfig = call_args(i).size();
+    const std::vector<Arg> call = call_args(paren);
+    std::string head = "hipLaunchKernelGGL(";
+    if (template_close >= 0) {
+        head += "(";
+        insert(toks_[template_close].end, ")");
+    }
+    insert(toks_[start].begin, head);
+    replace(i, i, ", ");
+    std::string tail;
+    if (nconfig < 3) tail += ", 0";
+    if (nconfig < 4) tail += ", 0";
+    if (!call.empty()) tail += ", ";
+    edits_.push_back(Edit{toks_[close].begin, toks_[paren].end, tail});
+    consume(close, paren);
+}
+
+void Rewriter::finish_positions() {
+    std::vector<std::uint32_t> starts{0};
+    for (const char* p = s_.data(); (p = static_cast<const char*>(std::memchr(
+                                         p, '\n', s_.size() - static_cast<std::size_t>(
+                                                                  p - s_.data())))) != nullptr;
+         ++p) {
+        starts.push_back(static_cast<std::uint32_t>(p - s_.data()) + 1);
+    }
+    stats_.bytes = s_.size();
+    stats_.lines = static_cast<std::uint32_t>(starts.size()) -
+                   (s_.empty() || s_.back() == '\n' ? 1U : 0U);
+    std::stable_sort(diags_.begin(), diags_.end(),
+                     [](const Diagnostic& a, const Diagnostic& b) { return a.offset < b.offset; });
+    for (Diagnostic& d : diags_) {
+        const auto it = std::upper_bound(starts.begin(), starts.end(), d.offset);
+        const auto line = static_cast<std::uint32_t>(it - starts.begin());
+        d.line = line;
+        d.column = d.offset - starts[line - 1] + 1;
+    }
+}
+
+Result Rewriter::run() {
+    match_brackets();
+    prescan();
+    scan_loops();
+    for (int i = 0; i < ntok_; ++i) {
+        const Token& t = toks_[i];
+        if (t.kind == TokenKind::Newline) {
+            directive_ = {};
+            define_name_ = -1;
+            continue;
+        }
+        if (consumed_[i] != 0) continue;
+        switch (t.kind) {
+            case TokenKind::Identifier:
+                on_identifier(i);
+                break;
+            case TokenKind::HeaderName:
+                if (directive_ == "include" || directive_ == "include_next" ||
+                    directive_ == "import") {
+                    on_header_name(i);
+                }
+                break;
+            case TokenKind::Number:
+                hazard_number(i);
+                break;
+            case TokenKind::Punct:
+                if ((t.flags & kDirectiveHash) != 0) {
+                    on_directive(i);
+                } else if (text(i) == "<<") {
+                    hazard_shift(i);
+                }
+                break;
+            case TokenKind::LaunchOpen:
+                if (o_.launch == LaunchSyntax::GGL) on_launch(i);
+                break;
+            default:
+                break;
+        }
+    }
+    std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    Result r;
+    r.text.reserve(s_.size() + s_.size() / 16 + 64);
+    std::uint32_t cursor = 0;
+    for (const Edit& e : edits_) {
+        if (e.begin < cursor) continue;  // overlapping edit: the first one wins
+        r.text.append(s_.data() + cursor, e.begin - cursor);
+        r.text += e.text;
+        cursor = e.end;
+    }
+    r.text.append(s_.data() + cursor, s_.size() - cursor);
+    finish_positions();
+    r.diagnostics = std::move(diags_);
+    r.stats = std::move(stats_);
+    return r;
+}
+
+}  // namespace detail
+
+Result translate(std::string_view source, const Table& table, const Options& options) {
+    return detail::Rewriter(source, table, options).run();
+}
+
+}  // namespace cass

@@ -1,0 +1,126 @@
+// Internal: the state of one translation, shared by rewriter.cpp (table
+// application, rewrites, includes) and hazards.cpp (warp-size and PTX scanners).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "cass/lexer.hpp"
+#include "cass/rewriter.hpp"
+
+namespace cass::detail {
+
+struct Edit {
+    std::uint32_t begin;
+    std::uint32_t end;
+    std::string text;
+};
+
+// Token index range [first, last] of one call argument, both significant tokens.
+struct Arg {
+    int first;
+    int last;
+};
+
+struct Loop {
+    int header_open;
+    int body_begin;
+    int body_end;
+    bool literal_lanes;  // the header holds a literal 16 or 32
+    bool reported;
+};
+
+class Rewriter {
+public:
+    Rewriter(std::string_view src, const Table& table, const Options& options);
+    Result run();
+
+    // --- token navigation ---------------------------------------------------
+    [[nodiscard]] std::string_view text(int i) const { return toks_[i].text(s_); }
+    [[nodiscard]] int next_sig(int i) const;
+    [[nodiscard]] int prev_sig(int i) const;
+    [[nodiscard]] bool is_punct(int i, std::string_view p) const;
+    [[nodiscard]] bool is_ident(int i) const {
+        return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Identifier;
+    }
+    [[nodiscard]] bool in_directive(int i) const {
+        return (toks_[i].flags & kInDirective) != 0;
+    }
+    // Arguments of the call whose '(' is at `open`; empty for "()".
+    [[nodiscard]] std::vector<Arg> call_args(int open) const;
+    // First significant token of the statement holding `i`.
+    [[nodiscard]] int statement_begin(int i) const;
+    [[nodiscard]] std::string squeeze(int first, int last) const;  // text without blanks
+    // Source text of [first, last] with table renames applied to identifiers.
+    [[nodiscard]] std::string render(int first, int last) const;
+
+    // --- output ---------------------------------------------------------------
+    void replace(int first, int last, std::string text);  // tokens [first, last]
+    void insert(std::uint32_t offset, std::string text);
+    void consume(int first, int last);
+    void diag(int token, Severity severity, const char* rule, std::string message);
+
+    // --- hazards (hazards.cpp) ---------------------------------------------
+    void scan_loops();
+    void hazard_number(int i);
+    void hazard_shift(int i);
+    void hazard_asm(int i);
+    void hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask);
+    void hazard_ballot(int i);
+    void hazard_warp_size(int i);
+    void hazard_texture(int i);
+
+private:
+    void prescan();
+    void match_brackets();
+    void on_directive(int hash);
+    void on_identifier(int i);
+    void on_header_name(int i);
+    void on_launch(int i);
+    bool on_preprocessor_name(int i, std::string_view w);
+    void apply(const Entry& e, int i);
+    void rewrite_sync_mask(const Entry& e, int i, bool legacy);
+    void rewrite_replace_call(const Entry& e, int i, bool legacy);
+    void rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool drop_flags);
+    void wrap_arg(const Entry& e, int i, const char* open, const char* prefix_guard);
+    bool is_full_mask(const Arg& a) const;
+    bool is_wide_mask(const Arg& a) const;
+    bool is_location(const Arg& a) const;
+    std::string device_of_location(const Arg& a) const;
+    bool in_defined_context(int i) const;
+    void count(int family, bool converted);
+    void finish_positions();
+
+public:
+    std::string_view s_;
+    const Table& t_;
+    const Options& o_;
+    std::vector<Token> toks_;
+    int ntok_ = 0;
+    std::vector<int> match_;
+    std::vector<std::uint8_t> consumed_;
+    std::vector<Edit> edits_;
+    std::vector<Diagnostic> diags_;
+    Stats stats_;
+    std::vector<Loop> loops_;
+    int runtime_ = -1;  // family index of compiler macros (__CUDACC__, ...)
+
+    std::unordered_set<std::string_view> declared_;
+    std::unordered_set<std::string_view> full_masks_;
+    std::unordered_set<std::string_view> location_vars_;
+    std::unordered_set<const Entry*> noted_;
+    std::unordered_set<std::string_view> once_;  // rules reported once per file
+
+    // Preprocessor state of the directive being walked.
+    std::string_view directive_;
+    int define_name_ = -1;
+    std::vector<int> regions_{0};
+    int next_region_ = 1;
+    std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
+};
+
+}  // namespace cass::detail

@@ -1,0 +1,74 @@
+#include "cass/table.hpp"
+
+#include <algorithm>
+
+namespace cass {
+namespace {
+
+// FNV-1a: short keys, no allocation, good enough spread for a few thousand names.
+inline std::uint64_t hash_name(std::string_view s, bool include) {
+    std::uint64_t h = include ? 0x9e3779b97f4a7c15ULL : 1469598103934665603ULL;
+    for (const char c : s) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+Table::Table(std::vector<Entry> entries, std::vector<Family> families)
+    : entries_(std::move(entries)), families_(std::move(families)) {
+    std::size_t cap = 16;
+    while (cap < entries_.size() * 2 + 1) cap <<= 1;
+    slots_.assign(cap, -1);
+    mask_ = cap - 1;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const Entry& e = entries_[i];
+        const bool include = e.kind == Kind::Include;
+        std::uint64_t slot = hash_name(e.cuda, include) & mask_;
+        while (slots_[slot] >= 0) {
+            const Entry& other = entries_[static_cast<std::size_t>(slots_[slot])];
+            if (other.cuda == e.cuda && (other.kind == Kind::Include) == include) break;
+            slot = (slot + 1) & mask_;
+        }
+        if (slots_[slot] < 0) slots_[slot] = static_cast<std::int32_t>(i);
+    }
+    for (std::size_t f = 0; f < families_.size(); ++f) {
+        for (const auto& p : families_[f].prefixes) prefixes_.emplace_back(p, static_cast<int>(f));
+    }
+    std::stable_sort(prefixes_.begin(), prefixes_.end(),
+                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+}
+
+const Entry* Table::find(std::string_view name, bool include) const {
+    if (slots_.empty()) return nullptr;
+    std::uint64_t slot = hash_name(name, include) & mask_;
+    while (true) {
+        const std::int32_t idx = slots_[slot];
+        if (idx < 0) return nullptr;
+        const Entry& e = entries_[static_cast<std::size_t>(idx)];
+        if (e.cuda == name && (e.kind == Kind::Include) == include) return &e;
+        slot = (slot + 1) & mask_;
+    }
+}
+
+int Table::guess_family(std::string_view name) const {
+    for (const auto& [prefix, family] : prefixes_) {
+        if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+        const char last = prefix.back();
+        const char next = name[prefix.size()];
+        // "cuda" + "Malloc", "CU" + "result", "CUDA_" + anything.
+        if (last == '_' || (is_lower(last) && (is_upper(next) || is_digit(next) || next == '_')) ||
+            (is_upper(last) && is_lower(next))) {
+            return family;
+        }
+    }
+    return -1;
+}
+
+}  // namespace cass
