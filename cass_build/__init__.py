@@ -1,1 +1,40 @@
-"""CASS: a build-time CUDA to HIP transpiler."""
+"""CASS: a build-time CUDA to HIP transpiler.
+
+``import cass_build`` is cheap: the C++ extension, the tables and everything
+else load on first use, since build hooks import this package on every configure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from .api import Translation, translate, translate_file
+    from .errors import CassError
+    from .settings import Settings
+
+__all__ = ["CassError", "Settings", "Translation", "__version__", "translate", "translate_file"]
+
+_LAZY = {
+    "translate": "api",
+    "translate_file": "api",
+    "Translation": "api",
+    "Settings": "settings",
+    "CassError": "errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        msg = f"module 'cass_build' has no attribute {name!r}"
+        raise AttributeError(msg)
+    import importlib
+
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

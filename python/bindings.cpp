@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
 #include "cass/table.hpp"
 

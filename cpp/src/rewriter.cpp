@@ -681,6 +681,30 @@ void Rewriter::finish_positions() {
     }
 }
 
+// A source cut off mid-way (a failed copy, a half-written file) still
+// translates, but says so: an unterminated comment or literal, or an open brace.
+void Rewriter::report_truncation() {
+    for (int i = 0; i < ntok_; ++i) {
+        if ((toks_[i].flags & kUnterminated) == 0) continue;
+        const TokenKind k = toks_[i].kind;
+        const char* what = k == TokenKind::Comment      ? "comment"
+                           : k == TokenKind::HeaderName ? "header name"
+                           : k == TokenKind::Char       ? "character literal"
+                                                        : "string literal";
+        diag(i, Severity::Warning, "truncated-input",
+             std::string("unterminated ") + what +
+                 (toks_[i].end == s_.size() ? "; is the file truncated?" : ""));
+        return;
+    }
+    for (int i = 0; i < ntok_; ++i) {
+        if (is_punct(i, "{") && match_[i] < 0) {
+            diag(i, Severity::Warning, "truncated-input",
+                 "this '{' is never closed; is the file truncated?");
+            return;
+        }
+    }
+}
+
 Result Rewriter::run() {
     match_brackets();
     prescan();
@@ -720,6 +744,7 @@ Result Rewriter::run() {
                 break;
         }
     }
+    report_truncation();
     std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
     });

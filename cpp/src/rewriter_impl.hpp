@@ -94,6 +94,7 @@ private:
     bool in_defined_context(int i) const;
     void count(int family, bool converted);
     void finish_positions();
+    void report_truncation();
 
 public:
     std::string_view s_;

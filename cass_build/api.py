@@ -1,0 +1,69 @@
+"""The public translation API: ``translate`` and ``translate_file``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diagnostics import Diagnostic
+from .settings import Settings
+from .sources import check_source, read_source
+from .stats import Stats
+
+__all__ = ["Translation", "translate", "translate_file"]
+
+
+@dataclass(frozen=True)
+class Translation:
+    """HIP text translated from one CUDA source, with what was found on the way."""
+
+    text: str
+    diagnostics: tuple[Diagnostic, ...]
+    stats: Stats
+    path: str = "<string>"
+    strategy: str = "rules"
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity == "error" for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity == "warning" for d in self.diagnostics)
+
+
+def _finish(data: bytes, path: str, settings: Settings) -> Translation:
+    from .rules import translate_bytes
+
+    diagnostics: list[Diagnostic] = []
+    if not data.strip():
+        diagnostics.append(
+            Diagnostic(path, 0, 0, "warning", "cass-empty-input", "empty source file; nothing to do")
+        )
+    result = translate_bytes(data, path, settings)
+    diagnostics += result.diagnostics
+    return Translation(
+        text=result.text.decode("utf-8"),
+        diagnostics=tuple(diagnostics),
+        stats=result.stats,
+        path=path,
+    )
+
+
+def translate(
+    source: str, *, path: str | None = None, options: Settings | None = None
+) -> Translation:
+    """Translate CUDA source text to HIP with the rule tables."""
+    settings = options or Settings.from_env()
+    name = path or "<string>"
+    data = source.encode("utf-8", errors="surrogateescape")
+    check_source(data, name, settings.max_bytes)
+    return _finish(data, name, settings)
+
+
+def translate_file(path: str | Path, *, options: Settings | None = None) -> Translation:
+    """Read and translate one CUDA source file; the file itself is never modified."""
+    settings = options or Settings.from_env()
+    p = Path(path)
+    data, _ = read_source(p, settings.max_bytes)
+    return _finish(data, str(path), settings)

@@ -1,0 +1,88 @@
+"""The rule strategy: the C++ core driven by the mapping tables.
+
+This is CASS's deterministic translator: the fallback of the pipeline and the
+draft the model learns from. It returns text plus diagnostics and never fails
+on odd input; checking the input is the caller's job (see ``sources``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from .diagnostics import SEVERITIES, Diagnostic
+from .stats import FamilyCount, Stats
+from .tables import KINDS, REWRITES, STATUSES, load_tables
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+__all__ = ["RuleResult", "core_table", "translate_bytes"]
+
+_MATCH_CODES = {"any": 0, "template": 1}
+
+
+@functools.cache
+def core_table(directory: str | None = None) -> Any:
+    """The tables compiled into the core's immutable lookup table (built once)."""
+    from . import _core
+
+    families = load_tables(directory)
+    rows = []
+    for index, family in enumerate(families):
+        for r in family.rows:
+            since = r.since[0] * 100 + r.since[1] if r.since else 0
+            rows.append(
+                (
+                    r.cuda,
+                    r.hip,
+                    r.legacy,
+                    r.note,
+                    KINDS.index(r.kind),
+                    STATUSES.index(r.status),
+                    REWRITES.index(r.rewrite) + 1 if r.rewrite else 0,
+                    _MATCH_CODES[r.match],
+                    index,
+                    r.arg,
+                    since,
+                )
+            )
+    return _core.Table(rows, [(f.name, list(f.prefixes)) for f in families])
+
+
+class RuleResult:
+    """Output bytes, diagnostics and stats of one rule translation."""
+
+    __slots__ = ("diagnostics", "stats", "text")
+
+    def __init__(self, text: bytes, diagnostics: list[Diagnostic], stats: Stats) -> None:
+        self.text = text
+        self.diagnostics = diagnostics
+        self.stats = stats
+
+
+def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
+    """Translate UTF-8 CUDA source bytes with the tables."""
+    from . import _core
+
+    major, minor = settings.resolved_hip_version()
+    text, raw_diags, raw_stats, lines = _core.translate(
+        source,
+        core_table(),
+        major * 100 + minor,
+        settings.launch_syntax == "ggl",
+        settings.rename_cu_includes,
+        settings.cuda_arch,
+        settings.cuda_version,
+    )
+    diagnostics = [
+        Diagnostic(path, line, col, SEVERITIES[sev], f"cass-{rule}", message)
+        for line, col, sev, rule, message in raw_diags
+    ]
+    families = load_tables()
+    counts = {
+        families[i].name: FamilyCount(conv, unconv)
+        for i, (conv, unconv) in enumerate(raw_stats)
+        if conv or unconv
+    }
+    return RuleResult(text, diagnostics, Stats(counts, lines, len(source)))

@@ -1,0 +1,90 @@
+"""Reading sources safely and writing outputs atomically.
+
+A user's file is only ever read. Outputs go to a temporary file beside the
+target and are renamed into place, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import InputError, OutputError
+
+__all__ = ["check_source", "read_source", "write_atomic"]
+
+
+def check_source(data: bytes, path: str, max_bytes: int) -> str:
+    """Return ``data`` decoded, or raise InputError saying what is wrong with it."""
+    if len(data) > max_bytes:
+        msg = (
+            f"{path}: {len(data) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.0f} MiB limit "
+            "for one source"
+        )
+        raise InputError(msg, hint="split the file, or raise the limit with --max-bytes")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        msg = f"{path}: binary file (NUL byte at offset {nul}); CASS translates CUDA source text"
+        raise InputError(msg, hint="pass the .cu/.cuh source, not an object file or archive")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        msg = (
+            f"{path}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+            "CASS reads sources as UTF-8"
+        )
+        raise InputError(msg, hint="re-save the file as UTF-8 (iconv -f latin1 -t utf-8)") from None
+
+
+def read_source(path: Path, max_bytes: int) -> tuple[bytes, str]:
+    """Read and check a source file; returns its bytes and text."""
+    try:
+        if path.is_dir():
+            msg = f"{path}: is a directory"
+            raise InputError(msg, hint="pass --out-dir to translate a whole tree")
+        size = path.stat().st_size
+        if size > max_bytes:
+            msg = (
+                f"{path}: {size / 2**20:.1f} MiB is over the {max_bytes / 2**20:.0f} MiB limit "
+                "for one source"
+            )
+            raise InputError(msg, hint="split the file, or raise the limit with --max-bytes")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        msg = f"{path}: no such file"
+        raise InputError(msg) from None
+    except PermissionError:
+        msg = f"{path}: permission denied"
+        raise InputError(msg) from None
+    except OSError as exc:
+        msg = f"{path}: cannot read: {exc.strerror or exc}"
+        raise InputError(msg) from None
+    return data, check_source(data, str(path), max_bytes)
+
+
+def write_atomic(path: Path, data: bytes, *, inputs: frozenset[Path] = frozenset()) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    resolved = path.resolve()
+    if resolved in inputs:
+        msg = f"{path}: refusing to overwrite an input file"
+        raise OutputError(msg, hint="choose another -o path or --out-dir")
+    try:
+        resolved.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{resolved.name}.", dir=resolved.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            if resolved.exists():
+                os.chmod(tmp, resolved.stat().st_mode & 0o7777)
+            else:
+                os.chmod(tmp, 0o644)
+            os.replace(tmp, resolved)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        msg = f"{path}: cannot write: {exc.strerror or exc}"
+        raise OutputError(msg) from None
