@@ -36,6 +36,8 @@ REWRITES = (
     "advise-location",
     "symbol-arg",
     "func-arg",
+    "arch-macro",
+    "version-macro",
 )
 _ROW_KEYS = frozenset(
     {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match"}

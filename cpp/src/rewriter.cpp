@@ -217,10 +217,13 @@ void Rewriter::prescan() {
                 // #define FULL_MASK 0xffffffff
                 const int v = next_sig(i);
                 if (v >= 0 && in_directive(v) && toks_[v].kind == TokenKind::Number) {
-                    const int after = next_sig(v);
-                    if ((after < 0 || !in_directive(after)) && is_full_mask(Arg{v, v})) {
-                        full_masks_.insert(w);
+                    int after = v + 1;
+                    while (after < ntok_ && (toks_[after].kind == TokenKind::Whitespace ||
+                                             toks_[after].kind == TokenKind::Comment)) {
+                        ++after;
                     }
+                    const bool alone = after >= ntok_ || toks_[after].kind == TokenKind::Newline;
+                    if (alone && is_full_mask(Arg{v, v})) full_masks_.insert(w);
                 }
             } else if (pw == "cudaMemLocation") {
                 location_vars_.insert(w);
@@ -303,55 +306,40 @@ bool Rewriter::in_defined_context(int i) const {
     return is_ident(p) && text(p) == "defined";
 }
 
-// __CUDA_ARCH__, __CUDACC__, CUDART_VERSION: the compiler's own macros, whose
-// HIP spelling depends on where they appear, so they are handled here rather
-// than by a table row.
-bool Rewriter::on_preprocessor_name(int i, std::string_view w) {
-    const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif" ||
-                                           directive_ == "ifdef" || directive_ == "ifndef");
-    if (w == "__CUDACC__" || w == "__CUDACC_RTC__") {
-        replace(i, i, w == "__CUDACC__" ? "__HIPCC__" : "__HIPCC_RTC__");
-        count(runtime_, true);
-        return true;
-    }
-    if (w == "__CUDA_ARCH__") {
-        if (in_defined_context(i)) {
-            replace(i, i, "__HIP_DEVICE_COMPILE__");
-        } else if (in_if) {
-            replace(i, i,
-                    "(defined(__HIP_DEVICE_COMPILE__) ? " + std::to_string(o_.cuda_arch) + " : 0)");
-            if (once_.insert("cuda-arch-value").second) {
-                diag(i, Severity::Note, "cuda-arch",
-                     "__CUDA_ARCH__ in a preprocessor condition is taken as " +
-                         std::to_string(o_.cuda_arch) +
-                         " in AMD device code (--cuda-arch changes it)");
-            }
-        } else {
-            diag(i, Severity::Warning, "cuda-arch",
-                 "HIP compilers do not define __CUDA_ARCH__; test "
-                 "__HIP_DEVICE_COMPILE__ instead");
-            count(runtime_, false);
-            return true;
+// __CUDA_ARCH__ means "device pass" when tested with defined(), and a
+// compute capability when compared; HIP spells the first one
+// __HIP_DEVICE_COMPILE__ and has no equivalent of the second.
+void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
+    const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
+    if (in_defined_context(i)) {
+        replace(i, i, e.hip);
+    } else if (in_if) {
+        replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
+        if (once_.insert("cuda-arch-value").second) {
+            diag(i, Severity::Note, "cuda-arch",
+                 std::string(text(i)) + " in a preprocessor condition is taken as " +
+                     std::to_string(o_.cuda_arch) +
+                     " in AMD device code (--cuda-arch changes it)");
         }
-        count(runtime_, true);
-        return true;
+    } else {
+        diag(i, Severity::Warning, "cuda-arch",
+             "HIP compilers do not define " + std::string(text(i)) + "; test " + e.hip +
+                 " instead");
     }
-    if (w == "CUDART_VERSION" || w == "CUDA_VERSION") {
-        if (in_defined_context(i)) {
-            replace(i, i, "__HIPCC__");
-        } else {
-            replace(i, i, std::to_string(o_.cuda_version));
-            if (once_.insert("cuda-version").second) {
-                diag(i, Severity::Note, "cuda-version",
-                     std::string(w) + " is taken as " + std::to_string(o_.cuda_version) +
-                         ", selecting the code written for that CUDA release (--cuda-version "
-                         "changes it)");
-            }
-        }
-        count(runtime_, true);
-        return true;
+}
+
+// CUDART_VERSION selects code written for a CUDA release: take the assumed one.
+void Rewriter::rewrite_version_macro(const Entry& e, int i) {
+    if (in_defined_context(i)) {
+        replace(i, i, e.hip);
+        return;
     }
-    return false;
+    replace(i, i, std::to_string(o_.cuda_version));
+    if (once_.insert("cuda-version").second) {
+        diag(i, Severity::Note, "cuda-version",
+             std::string(text(i)) + " is taken as " + std::to_string(o_.cuda_version) +
+                 ", selecting the code written for that CUDA release (--cuda-version changes it)");
+    }
 }
 
 void Rewriter::on_directive(int hash) {
@@ -457,6 +445,12 @@ void Rewriter::apply(const Entry& e, int i) {
         diag(i, Severity::Warning, "behavior-differs", "'" + std::string(w) + "': " + e.note);
     }
     switch (e.rewrite) {
+        case Rewrite::ArchMacro:
+            rewrite_arch_macro(e, i);
+            return;
+        case Rewrite::VersionMacro:
+            rewrite_version_macro(e, i);
+            return;
         case Rewrite::SyncMask:
             rewrite_sync_mask(e, i, legacy);
             return;
@@ -575,8 +569,6 @@ void Rewriter::on_identifier(int i) {
         const std::string_view pw = text(p);
         if (pw == "." || pw == "->") return;  // a member, not an API name
     }
-    if (w.size() > 5 && w[0] == '_' && on_preprocessor_name(i, w)) return;
-    if ((w == "CUDART_VERSION" || w == "CUDA_VERSION") && on_preprocessor_name(i, w)) return;
     if (w == "asm" || w == "__asm__" || w == "__asm") {
         hazard_asm(i);
         return;

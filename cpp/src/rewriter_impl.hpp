@@ -81,7 +81,8 @@ private:
     void on_identifier(int i);
     void on_header_name(int i);
     void on_launch(int i);
-    bool on_preprocessor_name(int i, std::string_view w);
+    void rewrite_arch_macro(const Entry& e, int i);
+    void rewrite_version_macro(const Entry& e, int i);
     void apply(const Entry& e, int i);
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);
@@ -108,7 +109,7 @@ public:
     std::vector<Diagnostic> diags_;
     Stats stats_;
     std::vector<Loop> loops_;
-    int runtime_ = -1;  // family index of compiler macros (__CUDACC__, ...)
+    int runtime_ = -1;  // family index inline PTX is counted under
 
     std::unordered_set<std::string_view> declared_;
     std::unordered_set<std::string_view> full_masks_;

@@ -22,6 +22,8 @@ enum class Rewrite : std::uint8_t {
     AdviseLocation,
     SymbolArg,
     FuncArg,
+    ArchMacro,     // __CUDA_ARCH__: depends on where it appears
+    VersionMacro,  // CUDART_VERSION: an assumed CUDA release
 };
 // Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
 enum class Match : std::uint8_t { Any, Template };

@@ -1,0 +1,77 @@
+"""Properties of the core over arbitrary input: byte preservation and idempotence."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cass_build import _core
+from cass_build.rules import core_table
+
+EMPTY = _core.Table([], [])
+HIP = 702
+
+# Fragments that stress the lexer and the rewriter together.
+FRAGMENTS = [
+    "cudaMalloc", "cudaMemcpy(", "__shfl_down_sync(0xffffffff, v, 16)", "__syncwarp()",
+    "#include <cuda_runtime.h>\n", "#include <cuda.h>\n", "#include \"k.cu\"\n", "#if ",
+    "#ifdef __CUDA_ARCH__\n", "#endif\n", "defined(__CUDACC__)", "CUDART_VERSION", "k<<<",
+    ">>>", ">>", "<", ">", "(", ")", "{", "}", ",", ";", " ", "\n", "\\\n", "//", "/*", "*/",
+    '"', "'", "R\"x(", ")x\"", "u8\"", "L'", "0x1.8p3", "1'000", "threadIdx.x & 31",
+    "__ballot_sync(", "unsigned m = ", "cub::", "asm(", "warpSize", "texture<", "é", "\r\n",
+    "cudaMemPrefetchAsync(p, n, {cudaMemLocationTypeDevice, 0}, 0, s)", "cudaStream_t",
+    "HIP_SYMBOL(", "cudaMemcpyToSymbol(c, &x, 4)", "cudaFuncSetAttribute(k, a, 1)", "\t",
+]
+
+cuda_like = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
+any_bytes = st.binary(max_size=300)
+
+
+def run(data: bytes, table: object, ggl: bool = False) -> bytes:
+    text, _diags, _stats, _lines = _core.translate(data, table, HIP, ggl, False, 700, 12080)
+    return bytes(text)
+
+
+@given(any_bytes)
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+def test_empty_table_preserves_any_bytes(data: bytes) -> None:
+    assert run(data, EMPTY) == data
+
+
+@given(cuda_like)
+@settings(max_examples=400)
+def test_empty_table_preserves_cuda_like_text(text: str) -> None:
+    data = text.encode()
+    assert run(data, EMPTY) == data
+
+
+@given(any_bytes)
+@settings(max_examples=300)
+def test_tokens_cover_every_byte(data: bytes) -> None:
+    at = 0
+    for begin, end, _kind, _flags in _core.tokens(data):
+        assert begin == at and end > begin
+        at = end
+    assert at == len(data)
+
+
+@given(cuda_like, st.booleans())
+@settings(max_examples=400)
+def test_translation_is_idempotent(text: str, ggl: bool) -> None:
+    table = core_table()
+    once = run(text.encode(), table, ggl)
+    assert run(once, table, ggl) == once
+
+
+@given(cuda_like)
+@settings(max_examples=200)
+def test_line_count_is_kept(text: str) -> None:
+    data = text.encode()
+    assert run(data, core_table()).count(b"\n") == data.count(b"\n")
+
+
+@given(any_bytes)
+@settings(max_examples=200)
+def test_full_table_never_crashes_on_bytes(data: bytes) -> None:
+    out = run(data, core_table())
+    assert isinstance(out, bytes)
