@@ -1,0 +1,178 @@
+"""The rule translator on small inputs: each rewrite and each hazard, exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from cass_build import Settings, translate
+
+OLD = Settings(hip_version=(5, 2))
+NEW = Settings(hip_version=(7, 1))
+
+
+def hip(source: str, settings: Settings = OLD) -> str:
+    return translate(source, options=settings).text
+
+
+def rules(source: str, settings: Settings = OLD) -> list[str]:
+    return [d.rule for d in translate(source, options=settings).diagnostics]
+
+
+def test_identifiers_are_renamed_but_comments_and_strings_are_not() -> None:
+    src = 'cudaMalloc(&p, n); // cudaMalloc\nputs("cudaMalloc"); /* cudaFree */ auto r = R"(cudaFree)";\n'
+    assert hip(src) == (
+        'hipMalloc(&p, n); // cudaMalloc\nputs("cudaMalloc"); /* cudaFree */ auto r = R"(cudaFree)";\n'
+    )
+
+
+def test_members_are_not_api_names() -> None:
+    assert hip("s.cudaMalloc(); p->cudaFree();") == "s.cudaMalloc(); p->cudaFree();"
+
+
+def test_includes_are_mapped_and_deduplicated_keeping_lines() -> None:
+    src = "#include <cuda_runtime.h>\n#include <cuda.h>\n#include <cuda_runtime_api.h>\nint x;\n"
+    out = hip(src)
+    assert out == "#include <hip/hip_runtime.h>\n\n#include <hip/hip_runtime_api.h>\nint x;\n"
+
+
+def test_includes_in_different_branches_are_kept() -> None:
+    src = "#ifdef A\n#include <cuda.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+    assert hip(src).count("#include <hip/hip_runtime.h>") == 2
+
+
+def test_include_guard_region_still_deduplicates() -> None:
+    src = "#ifndef H\n#define H\n#include <cuda_runtime.h>\n#include <cuda.h>\n#endif\n"
+    assert hip(src).count("hip/hip_runtime.h") == 1
+
+
+@pytest.mark.parametrize("mask", ["0xffffffff", "0xFFFFFFFFu", "~0u", "-1", "FULL"])
+def test_full_masks_are_dropped_for_old_hip(mask: str) -> None:
+    src = f"#define FULL 0xffffffff\nv = __shfl_down_sync({mask}, v, 1);\n"
+    assert hip(src).endswith("v = __shfl_down(v, 1);\n")
+    assert "cass-warp-mask" not in rules(src)
+
+
+def test_partial_mask_is_dropped_with_a_warning_for_old_hip() -> None:
+    src = "v = __shfl_xor_sync(m, v, 1);"
+    assert hip(src) == "v = __shfl_xor(v, 1);"
+    assert "cass-warp-mask" in rules(src)
+
+
+def test_masks_are_widened_for_new_hip() -> None:
+    assert hip("v = __shfl_sync(0xffffffff, v, 0);", NEW) == (
+        "v = __shfl_sync(0xffffffffffffffffull, v, 0);"
+    )
+    assert hip("b = __any_sync(m, p);", NEW) == "b = __any_sync(static_cast<unsigned long long>(m), p);"
+
+
+def test_activemask_becomes_a_ballot_on_old_hip() -> None:
+    assert hip("unsigned long long a = __activemask();") == "unsigned long long a = __ballot(1);"
+
+
+def test_cuda13_prefetch_takes_a_device_id() -> None:
+    src = "cudaMemPrefetchAsync(p, n, cudaMemLocation{cudaMemLocationTypeDevice, dev}, 0, s);"
+    assert hip(src) == "hipMemPrefetchAsync(p, n, dev, s);"
+    src = "cudaMemLocation loc{}; cudaMemPrefetchAsync(p, n, loc, 0, s);"
+    assert hip(src).endswith("hipMemPrefetchAsync(p, n, loc.id, s);")
+    assert hip("cudaMemPrefetchAsync(p, n, dev, s);") == "hipMemPrefetchAsync(p, n, dev, s);"
+
+
+def test_symbols_are_wrapped_once() -> None:
+    out = hip("cudaMemcpyToSymbol(kScale, &x, 4);")
+    assert out == "hipMemcpyToSymbol(HIP_SYMBOL(kScale), &x, 4);"
+    assert hip(out) == out
+
+
+def test_cuda_arch_idioms() -> None:
+    assert hip("#ifdef __CUDA_ARCH__\n#endif\n") == "#ifdef __HIP_DEVICE_COMPILE__\n#endif\n"
+    assert hip("#if defined(__CUDA_ARCH__)\n").startswith("#if defined(__HIP_DEVICE_COMPILE__)")
+    assert hip("#if __CUDA_ARCH__ >= 600\n") == (
+        "#if (defined(__HIP_DEVICE_COMPILE__) ? 700 : 0) >= 600\n"
+    )
+    assert "cass-cuda-arch" in rules("int a = __CUDA_ARCH__;")
+
+
+def test_cudart_version_takes_the_assumed_release() -> None:
+    assert hip("#if CUDART_VERSION >= 13000\n") == "#if 12080 >= 13000\n"
+    assert hip("#ifdef CUDART_VERSION\n") == "#ifdef __HIPCC__\n"
+    assert hip("#if CUDART_VERSION >= 13000\n", Settings(cuda_version=13000)) == (
+        "#if 13000 >= 13000\n"
+    )
+
+
+def test_ggl_launches() -> None:
+    ggl = Settings(hip_version=(5, 2), launch_syntax="ggl")
+    assert hip("k<<<g, b>>>(x, y);", ggl) == "hipLaunchKernelGGL(k, g, b, 0, 0, x, y);"
+    assert hip("k<<<g, b, sh, st>>>();", ggl) == "hipLaunchKernelGGL(k, g, b, sh, st);"
+    assert hip("ns::k<float, V<2>><<<1, 64>>>(p);", ggl) == (
+        "hipLaunchKernelGGL((ns::k<float, V<2>>), 1, 64, 0, 0, p);"
+    )
+    assert hip("k<<<1, 1>>>(p);") == "k<<<1, 1>>>(p);"
+
+
+def test_unknown_cuda_names_are_reported_not_passed_silently() -> None:
+    assert "cass-unknown-api" in rules("cudaNotARealFunction(1);")
+    # A name the user declares is theirs.
+    assert "cass-unknown-api" not in rules("void cudaCheck(int e); cudaCheck(1);")
+
+
+def test_unsupported_and_ptx_are_errors() -> None:
+    t = translate('asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));', options=OLD)
+    assert [(d.severity, d.rule) for d in t.diagnostics] == [("error", "cass-inline-ptx")]
+
+
+@pytest.mark.parametrize(
+    ("source", "rule"),
+    [
+        ("int lane = threadIdx.x & 31;", "cass-warp-lane-arith"),
+        ("int warp = threadIdx.x / 32;", "cass-warp-lane-arith"),
+        ("int w = tid >> 5;", "cass-warp-lane-arith"),
+        ("constexpr int kWarpSize = 32;", "cass-warp-size-literal"),
+        ("#define WARP_SIZE 32\n", "cass-warp-size-literal"),
+        ("unsigned int b = __ballot_sync(0xffffffff, p);", "cass-ballot-width"),
+        ("int n = __popc(__ballot_sync(0xffffffff, p));", "cass-ballot-width"),
+        ("v += __shfl_down_sync(0xffffffff, v, 1, 32);", "cass-shfl-width"),
+        ("for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);",
+         "cass-shfl-offset"),
+        ("__shared__ float s[warpSize];", "cass-warpsize-constant"),
+        ("if (mask == 0xffffffff) {}", "cass-warp-mask32"),
+        ("unsigned m = 1u << lane;", "cass-lane-mask-width"),
+        ("texture<float, 1, cudaReadModeElementType> t;", "cass-texture-reference"),
+        ("/* open", "cass-truncated-input"),
+        ("void f() {", "cass-truncated-input"),
+    ],
+)
+def test_hazards(source: str, rule: str) -> None:
+    assert rule in rules(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "int x = a & 31;",  # no lane in sight
+        "for (int i = 0; i < 32; ++i) sum += a[i];",
+        "if (lane < warpSize) {}",
+        "unsigned long long b = __ballot_sync(0xffffffff, p);",
+        "uint32_t h = seed ^ 0xffffffff;",
+    ],
+)
+def test_no_false_alarms(source: str) -> None:
+    assert rules(source, NEW) == [] or all(
+        r not in {"cass-warp-lane-arith", "cass-warpsize-constant", "cass-ballot-width",
+                  "cass-warp-mask32", "cass-shfl-offset"}
+        for r in rules(source, NEW)
+    )
+
+
+def test_diagnostic_positions() -> None:
+    t = translate("int a;\n  int lane = threadIdx.x & 31;\n", path="k.cu", options=OLD)
+    (d,) = t.diagnostics
+    assert (d.line, d.column) == (2, 28)
+    assert str(d).startswith("k.cu:2:28: warning: '& 31' assumes 32-lane warps")
+
+
+def test_stats_count_families() -> None:
+    t = translate("cudaMalloc(&p, 4); __syncthreads(); cudaNotReal();", options=OLD)
+    assert t.stats.families["runtime"].converted == 1
+    assert t.stats.families["runtime"].unconverted == 1
+    assert t.stats.families["device"].converted == 1
