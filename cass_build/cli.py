@@ -12,9 +12,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TextIO
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ._version import __version__
 from .errors import CassError, UsageError
@@ -35,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cass", description=__doc__.splitlines()[0], allow_abbrev=False)
+    parser = _Parser(prog="cass", description="Translate CUDA sources to HIP.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"cass {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -59,6 +57,7 @@ def _build_parser() -> argparse.ArgumentParser:
     tb = sub.add_parser("tables", help="print the mapping tables", allow_abbrev=False)
     tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     tb.add_argument("--family", action="append", help="only these families")
+    tb.add_argument("--out-dir", type=Path, help="write one Markdown page per family there")
     return parser
 
 
@@ -66,13 +65,20 @@ def _settings(args: argparse.Namespace, tree: bool) -> Settings:
     from .settings import Settings
     from .tables import parse_version
 
-    settings = Settings.from_env()
+    # An option wins over its CASS_* variable, even over a malformed one.
+    environ = dict(os.environ)
+    if args.hip_version:
+        environ.pop("CASS_HIP_VERSION", None)
+    if args.launch_syntax:
+        environ.pop("CASS_LAUNCH_SYNTAX", None)
     changes: dict[str, object] = {"rename_cu_includes": tree}
     if args.hip_version:
         try:
             changes["hip_version"] = parse_version(args.hip_version)
         except ValueError as exc:
-            raise UsageError(f"--hip-version: {exc}") from None
+            msg = f"--hip-version: {exc}"
+            raise UsageError(msg) from None
+    settings = Settings.from_env(environ)
     for name in ("launch_syntax", "cuda_arch", "cuda_version", "max_bytes"):
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
@@ -85,11 +91,13 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
     dirs = [p for p in inputs if p.is_dir()]
     if dirs:
         if len(inputs) != 1 or args.out_dir is None:
-            raise UsageError("a directory input needs to be alone and to come with --out-dir")
+            msg = f"{dirs[0]}: is a directory; a directory input must be alone, with --out-dir"
+            raise UsageError(msg, hint="cass translate SRC_DIR --out-dir DST_DIR")
         src = dirs[0].resolve()
         dst = args.out_dir.resolve()
         if dst == src or src in dst.parents:
-            raise UsageError(f"--out-dir {args.out_dir} must be outside {dirs[0]}")
+            msg = f"--out-dir {args.out_dir} must be outside {dirs[0]}"
+            raise UsageError(msg)
         pairs = []
         for path in sorted(src.rglob("*")):
             if path.is_file() and path.suffix in TREE_SUFFIXES:
@@ -100,11 +108,13 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
         return pairs, True
     if args.output is not None:
         if len(inputs) != 1:
-            raise UsageError("-o takes one input; use --out-dir for several")
+            msg = "-o takes one input; use --out-dir for several"
+            raise UsageError(msg)
         return [(inputs[0], None if str(args.output) == "-" else args.output)], False
     names = [p.with_suffix(".hip").name if p.suffix == ".cu" else p.name for p in inputs]
     if len(set(names)) != len(names):
-        raise UsageError("two inputs have the same file name; translate them into separate dirs")
+        msg = "two inputs have the same file name; translate them into separate dirs"
+        raise UsageError(msg)
     return [(p, args.out_dir / n) for p, n in zip(inputs, names, strict=True)], False
 
 
@@ -132,9 +142,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     for (_, target), result in zip(pairs, results, strict=True):
         if isinstance(result, CassError):
             failures += 1
-            print(f"cass: error: {result}", file=err)
-            if result.hint:
-                print(f"cass: hint: {result.hint}", file=err)
+            _report(result, err)
             continue
         diagnostics = [d.promoted() for d in result.diagnostics] if args.werror else list(
             result.diagnostics
@@ -148,8 +156,12 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
         if target is None:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
-        else:
+            continue
+        try:
             write_atomic(target, data, inputs=inputs)
+        except CassError as exc:  # e.g. it would overwrite an input; the others go on
+            failures += 1
+            _report(exc, err)
     done = [r for r in results if not isinstance(r, CassError)]
     if args.stats:
         report = format_stats([(r.path, r.stats) for r in done], args.stats)
@@ -167,9 +179,21 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     return EXIT_FINDINGS if errors else EXIT_OK
 
 
+def _report(exc: CassError, err: TextIO) -> None:
+    print(f"cass: error: {exc}", file=err)
+    if exc.hint:
+        print(f"cass: hint: {exc.hint}", file=err)
+
+
 def _tables(args: argparse.Namespace) -> int:
+    from .tables import load_tables
     from .tables_doc import render_tables
 
+    known = sorted(f.name for f in load_tables())
+    for name in args.family or ():
+        if name not in known:
+            msg = f"--family {name}: no such family"
+            raise UsageError(msg, hint=f"families: {', '.join(known)}")
     sys.stdout.write(render_tables(args.format, args.family))
     return EXIT_OK
 
@@ -193,9 +217,11 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
             import traceback
 
             traceback.print_exc(file=stream)
-        print(f"cass: error: {exc}", file=stream)
-        if exc.hint:
-            print(f"cass: hint: {exc.hint}", file=stream)
+        _report(exc, stream)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help and --version exit through argparse
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or EXIT_OK
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("cass: interrupted", file=stream)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from .tables import Family, Row, load_tables
 
-__all__ = ["render_family_markdown", "render_tables"]
+__all__ = ["render_family_markdown", "render_pages", "render_tables"]
 
 
 def _since(row: Row) -> str:
@@ -68,3 +68,25 @@ def render_tables(fmt: str = "markdown", families: Sequence[str] | None = None) 
                 )
         return buf.getvalue()
     return "\n".join(render_family_markdown(f) for f in chosen)
+
+
+def render_pages() -> dict[str, str]:
+    """``docs/tables/``: an index page and one page per family, by file name."""
+    families = load_tables()
+    pages = {f"{f.name}.md": render_family_markdown(f) for f in families}
+    index = [
+        "# CUDA to HIP mapping tables\n",
+        "Generated from `cass_build/data/*.toml` by `cass tables --out-dir docs/tables`; "
+        "a test fails when they drift. The schema is in [../tables.md](../tables.md).\n",
+        "| family | names | supported | unsupported | gated by HIP version |",
+        "|---|---|---|---|---|",
+    ]
+    for f in families:
+        unsupported = sum(r.status == "unsupported" for r in f.rows)
+        gated = sum(r.since is not None for r in f.rows)
+        index.append(
+            f"| [{f.title}]({f.name}.md) | {len(f.rows)} | {len(f.rows) - unsupported} | "
+            f"{unsupported} | {gated} |"
+        )
+    pages["README.md"] = "\n".join(index) + "\n"
+    return pages
