@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic
+from .errors import InputError
 from .settings import Settings
 from .sources import check_source, read_source
 from .stats import Stats
@@ -37,9 +38,8 @@ def _finish(data: bytes, path: str, settings: Settings) -> Translation:
 
     diagnostics: list[Diagnostic] = []
     if not data.strip():
-        diagnostics.append(
-            Diagnostic(path, 0, 0, "warning", "cass-empty-input", "empty source file; nothing to do")
-        )
+        message = "empty source file; nothing to do"
+        diagnostics.append(Diagnostic(path, 1, 1, "warning", "cass-empty-input", message))
     result = translate_bytes(data, path, settings)
     diagnostics += result.diagnostics
     return Translation(
@@ -56,7 +56,15 @@ def translate(
     """Translate CUDA source text to HIP with the rule tables."""
     settings = options or Settings.from_env()
     name = path or "<string>"
-    data = source.encode("utf-8", errors="surrogateescape")
+    try:
+        data = source.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError as exc:  # a lone surrogate that no byte decodes to
+        start = source.rfind("\n", 0, exc.start) + 1
+        line = source.count("\n", 0, exc.start) + 1
+        column = len(source[start : exc.start].encode("utf-8", "surrogateescape")) + 1
+        code = ord(source[exc.start])
+        msg = f"{name}:{line}:{column}: not UTF-8 text (lone surrogate U+{code:04X})"
+        raise InputError(msg, hint="pass text decoded from UTF-8") from None
     check_source(data, name, settings.max_bytes)
     return _finish(data, name, settings)
 

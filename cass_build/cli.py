@@ -144,8 +144,8 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
             failures += 1
             _report(result, err)
             continue
-        diagnostics = [d.promoted() for d in result.diagnostics] if args.werror else list(
-            result.diagnostics
+        diagnostics = (
+            [d.promoted() for d in result.diagnostics] if args.werror else list(result.diagnostics)
         )
         for d in diagnostics:
             errors += d.severity == "error"

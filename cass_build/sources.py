@@ -15,14 +15,19 @@ from .errors import InputError, OutputError
 __all__ = ["check_source", "read_source", "write_atomic"]
 
 
+def _size(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n} bytes"
+
+
+def _too_big(path: str, size: int, max_bytes: int) -> InputError:
+    msg = f"{path}: {_size(size)} is over the {_size(max_bytes)} limit for one source"
+    return InputError(msg, hint="split the file, or raise the limit with --max-bytes")
+
+
 def check_source(data: bytes, path: str, max_bytes: int) -> str:
     """Return ``data`` decoded, or raise InputError saying what is wrong with it."""
     if len(data) > max_bytes:
-        msg = (
-            f"{path}: {len(data) / 2**20:.1f} MiB is over the {max_bytes / 2**20:.0f} MiB limit "
-            "for one source"
-        )
-        raise InputError(msg, hint="split the file, or raise the limit with --max-bytes")
+        raise _too_big(path, len(data), max_bytes)
     nul = data.find(b"\0")
     if nul >= 0:
         msg = f"{path}: binary file (NUL byte at offset {nul}); CASS translates CUDA source text"
@@ -47,11 +52,7 @@ def read_source(path: Path, max_bytes: int) -> tuple[bytes, str]:
             raise InputError(msg, hint="pass --out-dir to translate a whole tree")
         size = path.stat().st_size
         if size > max_bytes:
-            msg = (
-                f"{path}: {size / 2**20:.1f} MiB is over the {max_bytes / 2**20:.0f} MiB limit "
-                "for one source"
-            )
-            raise InputError(msg, hint="split the file, or raise the limit with --max-bytes")
+            raise _too_big(str(path), size, max_bytes)
         data = path.read_bytes()
     except FileNotFoundError:
         msg = f"{path}: no such file"
@@ -73,17 +74,18 @@ def write_atomic(path: Path, data: bytes, *, inputs: frozenset[Path] = frozenset
         raise OutputError(msg, hint="choose another -o path or --out-dir")
     try:
         resolved.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{resolved.name}.", dir=resolved.parent)
+        fd, name = tempfile.mkstemp(prefix=f".{resolved.name}.", dir=resolved.parent)
+        tmp = Path(name)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
             if resolved.exists():
-                os.chmod(tmp, resolved.stat().st_mode & 0o7777)
+                tmp.chmod(resolved.stat().st_mode & 0o7777)
             else:
-                os.chmod(tmp, 0o644)
-            os.replace(tmp, resolved)
+                tmp.chmod(0o644)
+            tmp.replace(resolved)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
     except OSError as exc:
         msg = f"{path}: cannot write: {exc.strerror or exc}"

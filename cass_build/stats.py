@@ -48,6 +48,7 @@ def format_stats(per_file: Iterable[tuple[str, Stats]], fmt: str) -> str:
     rows = list(per_file)
     total = sum((s for _, s in rows), Stats())
     if fmt == "json":
+
         def as_dict(s: Stats) -> dict[str, object]:
             return {
                 "converted": s.converted,

@@ -34,7 +34,8 @@ def render_family_markdown(family: Family) -> str:
         f"# {family.title}\n",
         "Generated from `cass_build/data/" + family.name + ".toml` by `cass tables`; "
         "do not edit by hand.\n",
-        f"{total} names, {total - unsupported} with a HIP counterpart, {unsupported} unsupported.\n",
+        f"{total} names, {total - unsupported} with a HIP counterpart, "
+        f"{unsupported} unsupported.\n",
     ]
     section = None
     for row in family.rows:
@@ -57,14 +58,34 @@ def render_tables(fmt: str = "markdown", families: Sequence[str] | None = None) 
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(
-            ["family", "section", "cuda", "hip", "kind", "status", "since", "legacy", "rewrite",
-             "note"]
+            [
+                "family",
+                "section",
+                "cuda",
+                "hip",
+                "kind",
+                "status",
+                "since",
+                "legacy",
+                "rewrite",
+                "note",
+            ]
         )
         for f in chosen:
             for r in f.rows:
                 writer.writerow(
-                    [f.name, r.section, r.cuda, r.hip, r.kind, r.status, _since(r), r.legacy,
-                     r.rewrite, r.note]
+                    [
+                        f.name,
+                        r.section,
+                        r.cuda,
+                        r.hip,
+                        r.kind,
+                        r.status,
+                        _since(r),
+                        r.legacy,
+                        r.rewrite,
+                        r.note,
+                    ]
                 )
         return buf.getvalue()
     return "\n".join(render_family_markdown(f) for f in chosen)

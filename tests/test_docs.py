@@ -13,14 +13,18 @@ ROOT = Path(__file__).resolve().parents[1]
 def _ids_in_code() -> set[str]:
     ids = set()
     for path in (ROOT / "cpp" / "src").glob("*.cpp"):
-        ids |= {f"cass-{m}" for m in re.findall(r'Severity::\w+,\s*"([a-z0-9-]+)"', path.read_text())}
+        ids |= {
+            f"cass-{m}" for m in re.findall(r'Severity::\w+,\s*"([a-z0-9-]+)"', path.read_text())
+        }
     for path in (ROOT / "cass_build").glob("*.py"):
         ids |= set(re.findall(r'"(cass-[a-z0-9-]+)"', path.read_text()))
     return ids
 
 
 def test_every_diagnostic_is_documented_and_every_documented_one_exists() -> None:
-    documented = set(re.findall(r"^### (cass-[a-z0-9-]+)$", (ROOT / "docs" / "diagnostics.md").read_text(), re.M))
+    documented = set(
+        re.findall(r"^### (cass-[a-z0-9-]+)$", (ROOT / "docs" / "diagnostics.md").read_text(), re.M)
+    )
     in_code = _ids_in_code()
     assert len(in_code) >= 20
     assert in_code - documented == set(), "undocumented diagnostics"
@@ -30,8 +34,11 @@ def test_every_diagnostic_is_documented_and_every_documented_one_exists() -> Non
 def test_table_docs_match_the_tables() -> None:
     pages = render_pages()
     out_dir = ROOT / "docs" / "tables"
-    stale = [name for name, text in pages.items() if not (out_dir / name).exists()
-             or (out_dir / name).read_text(encoding="utf-8") != text]
+    stale = [
+        name
+        for name, text in pages.items()
+        if not (out_dir / name).exists() or (out_dir / name).read_text(encoding="utf-8") != text
+    ]
     assert not stale, f"regenerate with: cass tables --out-dir docs/tables ({stale[:5]})"
     extra = {p.name for p in out_dir.glob("*.md")} - set(pages)
     assert not extra, f"pages for removed families: {extra}"

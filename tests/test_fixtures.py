@@ -33,8 +33,20 @@ ids = [f.name for f in FIXTURES]
 def test_there_are_enough_fixtures() -> None:
     assert len(FIXTURES) >= 80
     families = {fam for f in FIXTURES for fam in f.directives.get("FAMILIES", "").split()}
-    assert {"runtime", "device", "math", "fp16", "cooperative_groups", "cublas", "curand",
-            "cufft", "cusparse", "cusolver", "cub", "thrust"} <= families
+    assert {
+        "runtime",
+        "device",
+        "math",
+        "fp16",
+        "cooperative_groups",
+        "cublas",
+        "curand",
+        "cufft",
+        "cusparse",
+        "cusolver",
+        "cub",
+        "thrust",
+    } <= families
     assert sum(bool(f.directives.get("HAZARDS")) for f in FIXTURES) >= 27
 
 
@@ -70,8 +82,15 @@ def test_translation_compiles_for_amd(fixture: Fixture, tmp_path: Path) -> None:
         (tmp_path / header.name).write_text(translate_file(header, options=settings).text)
     source = tmp_path / f"{fixture.name}.hip"
     source.write_text(translate_file(fixture.path, options=settings).text, encoding="utf-8")
-    cmd = [hipcc() or "hipcc", "-std=c++17", "-w", *(f"--offload-arch={a}" for a in ARCHS),
-           str(source), "-o", str(tmp_path / fixture.name)]
+    cmd = [
+        hipcc() or "hipcc",
+        "-std=c++17",
+        "-w",
+        *(f"--offload-arch={a}" for a in ARCHS),
+        str(source),
+        "-o",
+        str(tmp_path / fixture.name),
+    ]
     cmd += fixture.directives.get("LINK", "").split()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=hip_env(), check=False)
     assert proc.returncode == 0, f"hipcc failed:\n{' '.join(cmd)}\n{proc.stderr[-4000:]}"
@@ -86,7 +105,16 @@ def test_original_compiles_with_nvcc(fixture: Fixture, tmp_path: Path) -> None:
     mode = fixture.directives.get("NVCC", "yes")
     if mode.startswith("no"):
         pytest.skip(f"not for nvcc: {mode}")
-    cmd = ["nvcc", "-std=c++17", "-arch=sm_90", "-c", str(fixture.path), "-I", str(PROGRAMS),
-           "-o", str(tmp_path / "x.o")]
+    cmd = [
+        "nvcc",
+        "-std=c++17",
+        "-arch=sm_90",
+        "-c",
+        str(fixture.path),
+        "-I",
+        str(PROGRAMS),
+        "-o",
+        str(tmp_path / "x.o"),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, f"nvcc failed:\n{proc.stderr[-3000:]}"

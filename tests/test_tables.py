@@ -13,16 +13,30 @@ from .hip_headers import declared_identifiers, header_available, hipcc
 
 FAMILIES = load_tables()
 REQUIRED = {
-    "runtime", "driver", "device", "math", "fp16", "bf16", "complex",
-    "cooperative_groups", "cub", "thrust", "cublas", "curand", "cufft",
-    "cusparse", "cusolver", "nccl", "cudnn",
+    "runtime",
+    "driver",
+    "device",
+    "math",
+    "fp16",
+    "bf16",
+    "complex",
+    "cooperative_groups",
+    "cub",
+    "thrust",
+    "cublas",
+    "curand",
+    "cufft",
+    "cusparse",
+    "cusolver",
+    "nccl",
+    "cudnn",
 }
 INSTALLED_HIP = (5, 2)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def test_every_family_has_a_table() -> None:
-    assert REQUIRED <= {f.name for f in FAMILIES}
+    assert {f.name for f in FAMILIES} >= REQUIRED
 
 
 def test_families_are_not_trivial() -> None:
@@ -42,7 +56,9 @@ def test_hip_names_never_reenter_the_table() -> None:
             for word in _IDENT.findall(row.hip):
                 other = keys.get(word)
                 if other is not None and other.hip != other.cuda and other is not row:
-                    pytest.fail(f"{row.family}: {row.cuda} emits {word}, itself mapped to {other.hip}")
+                    pytest.fail(
+                        f"{row.family}: {row.cuda} emits {word}, itself mapped to {other.hip}"
+                    )
 
 
 def test_include_targets_never_reenter_the_table() -> None:
@@ -95,5 +111,5 @@ def test_supported_include_targets_exist(family) -> None:
 def test_parse_version() -> None:
     assert parse_version("6.2") == (6, 2)
     assert parse_version("5.2.21153") == (5, 2)
-    with pytest.raises(ValueError, match="MAJOR.MINOR"):
+    with pytest.raises(ValueError, match=r"MAJOR\.MINOR"):
         parse_version("six")
