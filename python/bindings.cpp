@@ -19,12 +19,12 @@ namespace py = pybind11;
 namespace {
 
 // (cuda, hip, legacy, note, kind, status, rewrite, match, family, arg, since)
-using RowTuple = std::tuple<std::string, std::string, std::string, std::string, int, int, int,
-                            int, int, int, int>;
+using RowTuple = std::tuple<std::string, std::string, std::string, std::string, int, int, int, int,
+                            int, int, int>;
 
-std::shared_ptr<cass::Table> make_table(const std::vector<RowTuple>& rows,
-                                        const std::vector<std::pair<std::string,
-                                                                    std::vector<std::string>>>& families) {
+std::shared_ptr<cass::Table> make_table(
+    const std::vector<RowTuple>& rows,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& families) {
     std::vector<cass::Entry> entries;
     entries.reserve(rows.size());
     for (const auto& r : rows) {
@@ -47,8 +47,8 @@ std::shared_ptr<cass::Table> make_table(const std::vector<RowTuple>& rows,
     return std::make_shared<cass::Table>(std::move(entries), std::move(fams));
 }
 
-py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_version,
-                    bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version) {
+py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_version, bool ggl,
+                    bool rename_cu_includes, int cuda_arch, int cuda_version) {
     std::string_view src = source;  // borrowed from the bytes object, which outlives the call
     if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
     cass::Options opt;
@@ -64,8 +64,8 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
     }
     py::list diags;
     for (const auto& d : r.diagnostics) {
-        diags.append(py::make_tuple(d.line, d.column, static_cast<int>(d.severity), d.rule,
-                                    d.message));
+        diags.append(
+            py::make_tuple(d.line, d.column, static_cast<int>(d.severity), d.rule, d.message));
     }
     py::list fams;
     for (const auto& f : r.stats.families) fams.append(py::make_tuple(f.converted, f.unconverted));

@@ -94,7 +94,8 @@ void Rewriter::hazard_number(int i) {
             if (toks_[k].kind != TokenKind::Identifier) continue;
             const std::string_view w = text(k);
             if (w.find("ballot") != std::string_view::npos || w == "__activemask" ||
-                w.find("mask") != std::string_view::npos || w.find("Mask") != std::string_view::npos) {
+                w.find("mask") != std::string_view::npos ||
+                w.find("Mask") != std::string_view::npos) {
                 diag(i, Severity::Warning, "warp-mask32",
                      "'" + std::string(text(i)) +
                          "' is a full mask only for 32 lanes; a 64-lane wavefront's is "
@@ -164,7 +165,8 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
                  "width 32 splits a 64-lane wavefront into two independent halves");
         }
     }
-    if (w.find("shfl_down") == std::string_view::npos && w.find("shfl_xor") == std::string_view::npos &&
+    if (w.find("shfl_down") == std::string_view::npos &&
+        w.find("shfl_xor") == std::string_view::npos &&
         w.find("shfl_up") == std::string_view::npos) {
         return;
     }
@@ -224,8 +226,8 @@ void Rewriter::hazard_warp_size(int i) {
         constant = true;  // a template argument
     }
     const int begin = statement_begin(i);
-    if (is_ident(begin) && (text(begin) == "constexpr" || text(begin) == "static_assert" ||
-                            text(begin) == "case")) {
+    if (is_ident(begin) &&
+        (text(begin) == "constexpr" || text(begin) == "static_assert" || text(begin) == "case")) {
         constant = true;
     }
     if (in_directive(i)) constant = true;

@@ -24,9 +24,7 @@ inline bool is_digit(unsigned char c) { return kClass[c] == 2; }
 
 class Lexer {
 public:
-    explicit Lexer(std::string_view src) : s_(src), n_(src.size()) {
-        toks_.reserve(n_ / 3 + 16);
-    }
+    explicit Lexer(std::string_view src) : s_(src), n_(src.size()) { toks_.reserve(n_ / 3 + 16); }
 
     std::vector<Token> run() {
         while (i_ < n_) step();
@@ -38,10 +36,10 @@ private:
     std::size_t n_;
     std::size_t i_ = 0;
     std::vector<Token> toks_;
-    bool line_start_ = true;       // only whitespace/comments so far on this line
+    bool line_start_ = true;  // only whitespace/comments so far on this line
     bool in_directive_ = false;
-    int directive_tokens_ = 0;     // significant tokens seen in this directive
-    bool expect_header_ = false;   // after #include
+    int directive_tokens_ = 0;    // significant tokens seen in this directive
+    bool expect_header_ = false;  // after #include
     int launch_depth_ = 0;
 
     [[nodiscard]] unsigned char at(std::size_t k) const {
@@ -58,8 +56,8 @@ private:
 
     void emit(std::size_t begin, TokenKind kind, std::uint8_t flags = 0) {
         if (in_directive_) flags |= kInDirective;
-        toks_.push_back(Token{static_cast<std::uint32_t>(begin),
-                              static_cast<std::uint32_t>(i_), kind, flags});
+        toks_.push_back(
+            Token{static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(i_), kind, flags});
         if (kind == TokenKind::Newline) {
             line_start_ = true;
             in_directive_ = false;
@@ -195,17 +193,17 @@ private:
         const std::string_view word = s_.substr(b, i_ - b);
         const unsigned char next = at(i_);
         if (next == '"' || next == '\'') {
-            const bool raw = !word.empty() && word.back() == 'R' &&
-                             (word == "R" || word == "u8R" || word == "uR" || word == "UR" ||
-                              word == "LR");
+            const bool raw =
+                !word.empty() && word.back() == 'R' &&
+                (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
             if (raw && next == '"') {
                 raw_string(b);
                 return;
             }
             if (word == "u8" || word == "u" || word == "U" || word == "L") {
                 const std::size_t save = b;
-                quoted(static_cast<char>(next),
-                       next == '"' ? TokenKind::String : TokenKind::Char, save);
+                quoted(static_cast<char>(next), next == '"' ? TokenKind::String : TokenKind::Char,
+                       save);
                 return;
             }
         }
@@ -237,9 +235,10 @@ private:
                 emit(b, TokenKind::String, kUnterminated);
                 return;
             }
-            const std::size_t q = static_cast<std::size_t>(static_cast<const char*>(hit) - s_.data());
-            if (q + 1 + delim.size() < n_ &&
-                s_.substr(q + 1, delim.size()) == delim && at(q + 1 + delim.size()) == '"') {
+            const std::size_t q =
+                static_cast<std::size_t>(static_cast<const char*>(hit) - s_.data());
+            if (q + 1 + delim.size() < n_ && s_.substr(q + 1, delim.size()) == delim &&
+                at(q + 1 + delim.size()) == '"') {
                 i_ = q + 2 + delim.size();
                 emit(b, TokenKind::String);
                 return;
@@ -278,9 +277,8 @@ private:
         ++i_;
         while (i_ < n_) {
             const unsigned char d = at(i_);
-            if ((d == '+' || d == '-') &&
-                (at(i_ - 1) == 'e' || at(i_ - 1) == 'E' || at(i_ - 1) == 'p' ||
-                 at(i_ - 1) == 'P')) {
+            if ((d == '+' || d == '-') && (at(i_ - 1) == 'e' || at(i_ - 1) == 'E' ||
+                                           at(i_ - 1) == 'p' || at(i_ - 1) == 'P')) {
                 ++i_;
             } else if (ident_char(d) || d == '.') {
                 ++i_;
@@ -319,10 +317,9 @@ private:
             return;
         }
         static constexpr std::string_view three[] = {"<<=", ">>=", "...", "->*", "<=>"};
-        static constexpr std::string_view two[] = {"::", "->", "++", "--", "<<", ">>", "<=",
-                                                   ">=", "==", "!=", "&&", "||", "+=", "-=",
-                                                   "*=", "/=", "%=", "&=", "|=", "^=", "##",
-                                                   ".*"};
+        static constexpr std::string_view two[] = {
+            "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+            "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##", ".*"};
         const std::string_view rest = s_.substr(i_, 3);
         for (auto t : three) {
             if (rest == t) {

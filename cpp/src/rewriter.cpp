@@ -12,15 +12,18 @@ namespace {
 // Words before a name that do not make it a declaration of that name.
 bool is_non_declaring_keyword(std::string_view w) {
     static const std::unordered_set<std::string_view> kWords = {
-        "return",   "case",      "goto",      "else",         "new",       "delete",
-        "throw",    "sizeof",    "alignof",   "decltype",     "typename",  "const",
-        "volatile", "static",    "extern",    "inline",       "constexpr", "unsigned",
-        "signed",   "register",  "mutable",   "friend",       "virtual",   "explicit",
-        "using",    "namespace", "template",  "operator",     "co_return", "co_await",
-        "co_yield", "if",        "while",     "for",          "switch",    "do",
-        "__host__", "__device__", "__global__", "__forceinline__", "__shared__",
-        "__constant__", "__managed__", "typedef", "struct", "class", "enum", "union",
-        "auto", "defined", "include", "ifdef", "ifndef", "undef", "elif", "pragma"};
+        "return",     "case",         "goto",        "else",       "new",
+        "delete",     "throw",        "sizeof",      "alignof",    "decltype",
+        "typename",   "const",        "volatile",    "static",     "extern",
+        "inline",     "constexpr",    "unsigned",    "signed",     "register",
+        "mutable",    "friend",       "virtual",     "explicit",   "using",
+        "namespace",  "template",     "operator",    "co_return",  "co_await",
+        "co_yield",   "if",           "while",       "for",        "switch",
+        "do",         "__host__",     "__device__",  "__global__", "__forceinline__",
+        "__shared__", "__constant__", "__managed__", "typedef",    "struct",
+        "class",      "enum",         "union",       "auto",       "defined",
+        "include",    "ifdef",        "ifndef",      "undef",      "elif",
+        "pragma"};
     return kWords.count(w) != 0;
 }
 
@@ -253,8 +256,9 @@ bool Rewriter::is_full_mask(const Arg& a) const {
     }
     if (s == "__activemask()") return true;  // "all active lanes": what maskless forms do
     while (!s.empty() && (s.back() == 'u' || s.back() == 'l')) s.pop_back();
-    static const char* kFull[] = {"0xffffffff", "4294967295", "~0", "-1", "0xffffffffffffffff",
-                                  "(unsigned)-1", "(unsignedint)-1", "~0x0"};
+    static const char* kFull[] = {
+        "0xffffffff",   "4294967295",      "~0",  "-1", "0xffffffffffffffff",
+        "(unsigned)-1", "(unsignedint)-1", "~0x0"};
     return std::any_of(std::begin(kFull), std::end(kFull), [&](const char* f) { return s == f; });
 }
 
@@ -318,13 +322,12 @@ void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
         if (once_.insert("cuda-arch-value").second) {
             diag(i, Severity::Note, "cuda-arch",
                  std::string(text(i)) + " in a preprocessor condition is taken as " +
-                     std::to_string(o_.cuda_arch) +
-                     " in AMD device code (--cuda-arch changes it)");
+                     std::to_string(o_.cuda_arch) + " in AMD device code (--cuda-arch changes it)");
         }
     } else {
-        diag(i, Severity::Warning, "cuda-arch",
-             "HIP compilers do not define " + std::string(text(i)) + "; test " + e.hip +
-                 " instead");
+        diag(
+            i, Severity::Warning, "cuda-arch",
+            "HIP compilers do not define " + std::string(text(i)) + "; test " + e.hip + " instead");
     }
 }
 
@@ -431,16 +434,16 @@ void Rewriter::apply(const Entry& e, int i) {
     const bool legacy = too_new && !e.legacy.empty();
     if (too_new && !legacy) {
         diag(i, Severity::Error, "hip-version",
-             "'" + e.hip + "' needs HIP " + version_text(e.since) + " or newer; the target is HIP " +
-                 version_text(o_.hip_version) + " (--hip-version)");
+             "'" + e.hip + "' needs HIP " + version_text(e.since) +
+                 " or newer; the target is HIP " + version_text(o_.hip_version) +
+                 " (--hip-version)");
         count(e.family, false);
     } else {
         count(e.family, true);
     }
     if (e.status == Status::Deprecated) {
         diag(i, Severity::Warning, "deprecated-api",
-             "'" + std::string(w) + "' is deprecated" +
-                 (e.note.empty() ? "" : ": " + e.note));
+             "'" + std::string(w) + "' is deprecated" + (e.note.empty() ? "" : ": " + e.note));
     } else if (!e.note.empty() && noted_.insert(&e).second) {
         diag(i, Severity::Warning, "behavior-differs", "'" + std::string(w) + "': " + e.note);
     }
@@ -585,8 +588,7 @@ void Rewriter::on_identifier(int i) {
         }
         if (e->match == Match::Template && !is_punct(n, "<")) return;
         if (w.find("ballot") != std::string_view::npos || w == "__activemask") hazard_ballot(i);
-        if (e->rewrite != Rewrite::SyncMask &&
-            w.find("shfl") != std::string_view::npos) {
+        if (e->rewrite != Rewrite::SyncMask && w.find("shfl") != std::string_view::npos) {
             const int open = next_sig(i);
             std::vector<Arg> args;
             if (is_punct(open, "(")) args = call_args(open);
@@ -654,15 +656,15 @@ void Rewriter::on_launch(int i) {
 
 void Rewriter::finish_positions() {
     std::vector<std::uint32_t> starts{0};
-    for (const char* p = s_.data(); (p = static_cast<const char*>(std::memchr(
-                                         p, '\n', s_.size() - static_cast<std::size_t>(
-                                                                  p - s_.data())))) != nullptr;
+    for (const char* p = s_.data();
+         (p = static_cast<const char*>(std::memchr(
+              p, '\n', s_.size() - static_cast<std::size_t>(p - s_.data())))) != nullptr;
          ++p) {
         starts.push_back(static_cast<std::uint32_t>(p - s_.data()) + 1);
     }
     stats_.bytes = s_.size();
-    stats_.lines = static_cast<std::uint32_t>(starts.size()) -
-                   (s_.empty() || s_.back() == '\n' ? 1U : 0U);
+    stats_.lines =
+        static_cast<std::uint32_t>(starts.size()) - (s_.empty() || s_.back() == '\n' ? 1U : 0U);
     std::stable_sort(diags_.begin(), diags_.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.offset < b.offset; });
     for (Diagnostic& d : diags_) {

@@ -47,9 +47,7 @@ public:
     [[nodiscard]] bool is_ident(int i) const {
         return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Identifier;
     }
-    [[nodiscard]] bool in_directive(int i) const {
-        return (toks_[i].flags & kInDirective) != 0;
-    }
+    [[nodiscard]] bool in_directive(int i) const { return (toks_[i].flags & kInDirective) != 0; }
     // Arguments of the call whose '(' is at `open`; empty for "()".
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
     // First significant token of the statement holding `i`.

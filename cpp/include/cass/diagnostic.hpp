@@ -13,7 +13,7 @@ struct Diagnostic {
     std::uint32_t line = 0;    // 1-based, filled in when the translation ends
     std::uint32_t column = 0;  // 1-based byte column
     Severity severity = Severity::Warning;
-    std::string rule;          // stable id without the "cass-" prefix, e.g. "inline-ptx"
+    std::string rule;  // stable id without the "cass-" prefix, e.g. "inline-ptx"
     std::string message;
 };
 

@@ -19,11 +19,11 @@ namespace cass {
 enum class LaunchSyntax : std::uint8_t { Chevrons, GGL };
 
 struct Options {
-    std::uint32_t hip_version = 702;      // major * 100 + minor of the targeted HIP
+    std::uint32_t hip_version = 702;  // major * 100 + minor of the targeted HIP
     LaunchSyntax launch = LaunchSyntax::Chevrons;
-    bool rename_cu_includes = false;      // "x.cu" -> "x.hip" in quoted includes
-    std::uint32_t cuda_arch = 700;        // assumed __CUDA_ARCH__ in AMD device code
-    std::uint32_t cuda_version = 12080;   // assumed CUDART_VERSION / CUDA_VERSION
+    bool rename_cu_includes = false;     // "x.cu" -> "x.hip" in quoted includes
+    std::uint32_t cuda_arch = 700;       // assumed __CUDA_ARCH__ in AMD device code
+    std::uint32_t cuda_version = 12080;  // assumed CUDART_VERSION / CUDA_VERSION
 };
 
 struct Result {

@@ -31,8 +31,8 @@ enum class Match : std::uint8_t { Any, Template };
 struct Entry {
     std::string cuda;
     std::string hip;
-    std::string legacy;   // emitted for HIP versions older than `since`
-    std::string note;     // behaviour difference, reported once per file
+    std::string legacy;  // emitted for HIP versions older than `since`
+    std::string note;    // behaviour difference, reported once per file
     Kind kind = Kind::Function;
     Status status = Status::Supported;
     Rewrite rewrite = Rewrite::None;
