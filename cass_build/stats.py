@@ -72,7 +72,7 @@ def format_stats(per_file: Iterable[tuple[str, Stats]], fmt: str) -> str:
                 writer.writerow([path, name, c.converted, c.unconverted])
         return buf.getvalue()
     lines = []
-    for path, s in [*rows, ("total", total)]:
+    for path, s in [*rows, ("total", total)] if len(rows) != 1 else rows:
         lines.append(
             f"{path}: {s.converted} converted, {s.unconverted} unconverted "
             f"({s.lines} lines, {s.bytes} bytes)"

@@ -1,0 +1,73 @@
+"""The wheel: its exact contents, and a clean install that runs `cass`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "warp_reduce" / "warp_reduce.cu"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        str(ROOT),
+        "--no-deps",
+        "--no-build-isolation",
+        "-q",
+        "-w",
+        str(out),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (found,) = out.glob("cass_build-*.whl")
+    return found
+
+
+@pytest.mark.slow
+def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    package = {n for n in names if n.startswith("cass_build/")}
+    tables = {p.name for p in (ROOT / "cass_build" / "data").glob("*.toml")}
+    expected_py = {f"cass_build/{p.name}" for p in (ROOT / "cass_build").glob("*.py")}
+    assert expected_py <= package
+    assert {f"cass_build/data/{t}" for t in tables} <= package
+    assert any(n.startswith("cass_build/_core") and n.endswith(".so") for n in package)
+    unexpected = {
+        n
+        for n in package
+        if n not in expected_py and not n.startswith(("cass_build/data/", "cass_build/_core"))
+    }
+    assert not unexpected, unexpected
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "cass = cass_build.__main__:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+@pytest.mark.slow
+def test_clean_install_translates(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
+    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = tmp_path / "warp_reduce.hip"
+    run = subprocess.run(
+        [str(env_dir / "bin" / "cass"), "translate", str(EXAMPLE), "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "hipMalloc" in out.read_text() and "[cass-shfl-offset]" in run.stderr
