@@ -110,8 +110,8 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
     if status not in STATUSES:
         msg = f"{where}: {cuda}: unknown status {status!r} (one of {', '.join(STATUSES)})"
         raise TableError(msg)
-    if status != "unsupported" and not hip:
-        msg = f"{where}: {cuda}: a {status} row needs a 'hip' name"
+    if status != "unsupported" and not hip and not ("hip" in raw and kind == "macro"):
+        msg = f"{where}: {cuda}: a {status} row needs a 'hip' name (only macros may be empty)"
         raise TableError(msg)
     rewrite = raw.get("rewrite", "")
     if rewrite and rewrite not in REWRITES:
