@@ -99,12 +99,13 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
             msg = f"--out-dir {args.out_dir} must be outside {dirs[0]}"
             raise UsageError(msg)
         pairs = []
-        for path in sorted(src.rglob("*")):
+        # Paths as the user spelled them, so diagnostics read like a compiler's.
+        for path in sorted(dirs[0].rglob("*")):
             if path.is_file() and path.suffix in TREE_SUFFIXES:
-                rel = path.relative_to(src)
+                rel = path.relative_to(dirs[0])
                 if rel.suffix == ".cu":
                     rel = rel.with_suffix(".hip")
-                pairs.append((path, dst / rel))
+                pairs.append((path, args.out_dir / rel))
         return pairs, True
     if args.output is not None:
         if len(inputs) != 1:
@@ -138,7 +139,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     jobs = max(1, min(args.jobs, len(pairs)))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(one, pairs))
-    errors = warnings = failures = 0
+    errors = warnings = failures = written = 0
     for (_, target), result in zip(pairs, results, strict=True):
         if isinstance(result, CassError):
             failures += 1
@@ -156,9 +157,11 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
         if target is None:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
+            written += 1
             continue
         try:
             write_atomic(target, data, inputs=inputs)
+            written += 1
         except CassError as exc:  # e.g. it would overwrite an input; the others go on
             failures += 1
             _report(exc, err)
@@ -171,7 +174,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
             err.write(report)
     if not args.quiet:
         print(
-            f"cass: {len(done)} file(s) translated: {errors} error(s), {warnings} warning(s)",
+            f"cass: {written} file(s) translated: {errors} error(s), {warnings} warning(s)",
             file=err,
         )
     if failures:
