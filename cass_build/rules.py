@@ -45,6 +45,7 @@ def core_table(directory: str | None = None) -> Any:
                     index,
                     r.arg,
                     since,
+                    r.alt,
                 )
             )
     return _core.Table(rows, [(f.name, list(f.prefixes)) for f in families])

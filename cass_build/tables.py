@@ -7,8 +7,11 @@ bad table fails at load time with the file and row named, never mid-translation.
 from __future__ import annotations
 
 import functools
+import hashlib
+import marshal
+import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -38,9 +41,10 @@ REWRITES = (
     "func-arg",
     "arch-macro",
     "version-macro",
+    "by-arity",
 )
 _ROW_KEYS = frozenset(
-    {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match"}
+    {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match", "alt"}
 )
 MATCHES = ("any", "template")
 _SECTION_KEYS = frozenset({"name", "kind", "rows"})
@@ -62,6 +66,7 @@ class Row:
     arg: int = -1
     note: str = ""
     match: str = "any"
+    alt: str = ""
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,7 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
         arg=int(raw.get("arg", -1)),
         note=raw.get("note", ""),
         match=match,
+        alt=raw.get("alt", ""),
     )
 
 
@@ -176,11 +182,60 @@ def load_family(path: Path) -> Family:
     )
 
 
+_CACHE_FORMAT = 1
+
+
+def _cache_path(paths: list[Path]) -> Path | None:
+    """Where the validated tables are cached, keyed by the tables' bytes."""
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:
+        return None
+    digest = hashlib.sha256(str(_CACHE_FORMAT).encode())
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    root = os.environ.get("CASS_CACHE_DIR") or user_cache_dir("cass", appauthor=False)
+    return Path(root) / f"tables-{digest.hexdigest()[:24]}.marshal"
+
+
+def _from_cache(path: Path) -> tuple[Family, ...] | None:
+    try:
+        raw = marshal.loads(path.read_bytes())
+        return tuple(
+            Family(name, title, tuple(headers), tuple(Row(*row) for row in rows), tuple(prefixes))
+            for name, title, headers, rows, prefixes in raw
+        )
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
+    raw = [
+        (f.name, f.title, list(f.hip_headers), [astuple(r) for r in f.rows], list(f.prefixes))
+        for f in families
+    ]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(raw))
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache only costs the parse next time
+
+
 @functools.cache
 def load_tables(directory: str | None = None) -> tuple[Family, ...]:
-    """Load every family, checking that no CUDA name is mapped twice."""
+    """Load every family, checking that no CUDA name is mapped twice.
+
+    Parsing and validating the TOML takes a third of a second; the result is
+    cached (``CASS_CACHE_DIR`` or the user cache dir) under a hash of the files.
+    """
     root = Path(directory) if directory else data_dir()
-    families = tuple(load_family(p) for p in sorted(root.glob("*.toml")))
+    paths = sorted(root.glob("*.toml"))
+    cache = _cache_path(paths)
+    if cache is not None and cache.exists() and (cached := _from_cache(cache)) is not None:
+        return cached
+    families = tuple(load_family(p) for p in paths)
     seen: dict[tuple[str, bool], Row] = {}
     for family in families:
         for row in family.rows:
@@ -193,4 +248,6 @@ def load_tables(directory: str | None = None) -> tuple[Family, ...]:
                 )
                 raise TableError(msg)
             seen[key] = row
+    if cache is not None:
+        _to_cache(cache, families)
     return families

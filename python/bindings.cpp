@@ -18,9 +18,9 @@ namespace py = pybind11;
 
 namespace {
 
-// (cuda, hip, legacy, note, kind, status, rewrite, match, family, arg, since)
+// (cuda, hip, legacy, note, kind, status, rewrite, match, family, arg, since, alt)
 using RowTuple = std::tuple<std::string, std::string, std::string, std::string, int, int, int, int,
-                            int, int, int>;
+                            int, int, int, std::string>;
 
 std::shared_ptr<cass::Table> make_table(
     const std::vector<RowTuple>& rows,
@@ -40,6 +40,7 @@ std::shared_ptr<cass::Table> make_table(
         e.family = static_cast<std::uint16_t>(std::get<8>(r));
         e.arg = static_cast<std::int16_t>(std::get<9>(r));
         e.since = static_cast<std::uint32_t>(std::get<10>(r));
+        e.alt = std::get<11>(r);
         entries.push_back(std::move(e));
     }
     std::vector<cass::Family> fams;

@@ -362,10 +362,9 @@ def test_lazy_attributes() -> None:
         _ = cass_build.nope  # type: ignore[attr-defined]
 
 
-# --- core bugs found while writing these tests --------------------------------------------
+# --- regressions: core bugs found while writing these tests --------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="core: a UTF-8 BOM hides the first token from the lexer")
 def test_bom_does_not_hide_the_first_token() -> None:
     bom = "\ufeff"
     assert translate(bom + "#include <cuda_runtime.h>\n", options=V64).text == (
@@ -377,7 +376,6 @@ def test_bom_does_not_hide_the_first_token() -> None:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="core: ggl launch leaves '::', '.' or '->' before the macro")
 @pytest.mark.parametrize(
     ("source", "good"),
     [

@@ -27,6 +27,10 @@ public:
     explicit Lexer(std::string_view src) : s_(src), n_(src.size()) { toks_.reserve(n_ / 3 + 16); }
 
     std::vector<Token> run() {
+        if (s_.substr(0, 3) == "\xEF\xBB\xBF") {  // a UTF-8 byte order mark is blank space
+            i_ = 3;
+            emit(0, TokenKind::Whitespace);
+        }
         while (i_ < n_) step();
         return std::move(toks_);
     }

@@ -457,6 +457,9 @@ void Rewriter::apply(const Entry& e, int i) {
         case Rewrite::SyncMask:
             rewrite_sync_mask(e, i, legacy);
             return;
+        case Rewrite::ByArity:
+            if (rewrite_by_arity(e, i)) return;
+            break;
         case Rewrite::ReplaceCall:
             rewrite_replace_call(e, i, legacy);
             return;
@@ -516,6 +519,20 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
         }
     }
     if (name != text(i)) replace(i, i, name);
+}
+
+// A CUDA call whose short form HIP spells differently, e.g. CUDA 12's
+// cudaGraphInstantiate(exec, graph, flags) is HIP's hipGraphInstantiateWithFlags.
+bool Rewriter::rewrite_by_arity(const Entry& e, int i) {
+    const int open = next_sig(i);
+    if (!is_punct(open, "(") || e.arg < 0 || e.alt.empty()) return false;
+    const std::vector<Arg> args = call_args(open);
+    if (args.size() > static_cast<std::size_t>(e.arg)) return false;
+    std::string pad;
+    for (std::size_t k = args.size(); k < static_cast<std::size_t>(e.arg); ++k) pad += ", 0";
+    if (!pad.empty()) insert(toks_[match_[open]].begin, pad);
+    replace(i, i, e.alt);
+    return true;
 }
 
 void Rewriter::rewrite_replace_call(const Entry& e, int i, bool legacy) {
@@ -606,52 +623,82 @@ void Rewriter::on_identifier(int i) {
     }
 }
 
+// The '<' opening the template argument list that `close` ('>' or '>>') ends, or -1.
+int Rewriter::template_open(int close) const {
+    int depth = 0;
+    for (int k = close; k >= 0; k = prev_sig(k)) {
+        if (toks_[k].kind != TokenKind::Punct) continue;
+        const std::string_view tk = text(k);
+        if (tk == ">") depth += 1;
+        if (tk == ">>") depth += 2;
+        if (tk == "<") depth -= 1;
+        if (tk == ";" || tk == "{" || tk == "}") return -1;
+        if (depth <= 0) return k;
+    }
+    return -1;
+}
+
+// The first token of the kernel expression ending at `last`: a name, qualified
+// (::a::b<T>::k) or not, possibly a template-id; -1 when it is something else.
+int Rewriter::kernel_start(int last, bool* templated) const {
+    int start = last;
+    *templated = false;
+    if (is_punct(start, ">") || is_punct(start, ">>")) {
+        const int open = template_open(start);
+        if (open < 0) return -1;
+        *templated = true;
+        start = prev_sig(open);
+    }
+    if (!is_ident(start)) return -1;
+    while (is_punct(prev_sig(start), "::")) {
+        const int q = prev_sig(prev_sig(start));
+        if (is_ident(q)) {
+            start = q;
+        } else if (is_punct(q, ">") || is_punct(q, ">>")) {
+            const int open = template_open(q);
+            if (open < 0 || !is_ident(prev_sig(open))) return -1;
+            *templated = true;  // its commas would split the macro's arguments
+            start = prev_sig(open);
+        } else {
+            start = prev_sig(start);  // a leading :: (global scope)
+            break;
+        }
+    }
+    const int before = prev_sig(start);
+    if (is_punct(before, ".") || is_punct(before, "->")) return -1;  // a member: not a kernel
+    return start;
+}
+
 void Rewriter::on_launch(int i) {
     const int close = match_[i];
     if (close < 0) return;
     const int paren = next_sig(close);
     if (!is_punct(paren, "(") || match_[paren] < 0) return;
-    // Find the kernel expression before <<<: name, qualified name, or template-id.
-    int start = prev_sig(i);
-    int template_close = -1;
-    if (start >= 0 && toks_[start].kind == TokenKind::Punct &&
-        (text(start) == ">" || text(start) == ">>")) {
-        template_close = start;
-        int depth = 0;
-        int k = start;
-        for (; k >= 0; k = prev_sig(k)) {
-            const std::string_view tk = text(k);
-            if (toks_[k].kind != TokenKind::Punct) continue;
-            if (tk == ">") depth += 1;
-            if (tk == ">>") depth += 2;
-            if (tk == "<") depth -= 1;
-            if (depth <= 0) break;
-        }
-        start = prev_sig(k);
-    }
-    if (!is_ident(start)) {
+    const int last = prev_sig(i);
+    bool templated = false;
+    const int start = last >= 0 ? kernel_start(last, &templated) : -1;
+    const int first_config = next_sig(i);
+    const int last_config = prev_sig(close);
+    if (start < 0 || first_config >= close) {
         diag(i, Severity::Warning, "launch-syntax",
-             "cannot find the kernel name of this launch; it was kept as <<<...>>>");
+             "cannot find the kernel of this launch; it was kept as <<<...>>>");
         return;
-    }
-    while (is_punct(prev_sig(start), "::") && is_ident(prev_sig(prev_sig(start)))) {
-        start = prev_sig(prev_sig(start));
     }
     const std::size_t nconfig = call_args(i).size();
     const std::vector<Arg> call = call_args(paren);
-    std::string head = "hipLaunchKernelGGL(";
-    if (template_close >= 0) {
-        head += "(";
-        insert(toks_[template_close].end, ")");
-    }
-    insert(toks_[start].begin, head);
-    replace(i, i, ", ");
+    insert(toks_[start].begin, templated ? "hipLaunchKernelGGL((" : "hipLaunchKernelGGL(");
+    if (templated) insert(toks_[last].end, ")");
+    // "k <<< g, b >>> (x)" -> "hipLaunchKernelGGL(k, g, b, 0, 0, x)"
+    edits_.push_back(Edit{toks_[last].end, toks_[first_config].begin, ", "});
+    consume(last + 1, first_config - 1);
     std::string tail;
     if (nconfig < 3) tail += ", 0";
     if (nconfig < 4) tail += ", 0";
+    const int first_arg = next_sig(paren);
     if (!call.empty()) tail += ", ";
-    edits_.push_back(Edit{toks_[close].begin, toks_[paren].end, tail});
-    consume(close, paren);
+    const std::uint32_t tail_end = call.empty() ? toks_[paren].end : toks_[first_arg].begin;
+    edits_.push_back(Edit{toks_[last_config].end, tail_end, tail});
+    consume(last_config + 1, call.empty() ? paren : first_arg - 1);
 }
 
 void Rewriter::finish_positions() {

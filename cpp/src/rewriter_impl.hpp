@@ -79,10 +79,13 @@ private:
     void on_identifier(int i);
     void on_header_name(int i);
     void on_launch(int i);
+    [[nodiscard]] int template_open(int close) const;
+    [[nodiscard]] int kernel_start(int last, bool* templated) const;
     void rewrite_arch_macro(const Entry& e, int i);
     void rewrite_version_macro(const Entry& e, int i);
     void apply(const Entry& e, int i);
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
+    bool rewrite_by_arity(const Entry& e, int i);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);
     void rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool drop_flags);
     void wrap_arg(const Entry& e, int i, const char* open, const char* prefix_guard);

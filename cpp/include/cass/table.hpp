@@ -24,6 +24,7 @@ enum class Rewrite : std::uint8_t {
     FuncArg,
     ArchMacro,     // __CUDA_ARCH__: depends on where it appears
     VersionMacro,  // CUDART_VERSION: an assumed CUDA release
+    ByArity,       // calls with at most `arg` arguments use `alt`, zero-padded
 };
 // Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
 enum class Match : std::uint8_t { Any, Template };
@@ -33,6 +34,7 @@ struct Entry {
     std::string hip;
     std::string legacy;  // emitted for HIP versions older than `since`
     std::string note;    // behaviour difference, reported once per file
+    std::string alt;     // ByArity: the HIP name for short calls
     Kind kind = Kind::Function;
     Status status = Status::Supported;
     Rewrite rewrite = Rewrite::None;
