@@ -30,7 +30,7 @@ __all__ = [
     "parse_version",
 ]
 
-KINDS = ("function", "type", "enum", "macro", "builtin", "include", "namespace")
+KINDS = ("function", "type", "enum", "macro", "builtin", "include", "namespace", "member")
 STATUSES = ("supported", "unsupported", "deprecated")
 REWRITES = (
     "sync-mask",
@@ -42,6 +42,7 @@ REWRITES = (
     "arch-macro",
     "version-macro",
     "by-arity",
+    "surf-read",
 )
 _ROW_KEYS = frozenset(
     {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match", "alt"}

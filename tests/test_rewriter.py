@@ -185,3 +185,50 @@ def test_stats_count_families() -> None:
     assert t.stats.families["runtime"].converted == 1
     assert t.stats.families["runtime"].unconverted == 1
     assert t.stats.families["device"].converted == 1
+
+
+def test_inactive_branches_of_known_conditions_are_quiet() -> None:
+    src = (
+        "#if CUDART_VERSION < 13000\nx = cudaOld();\n#else\ny = cudaNew();\n#endif\n"
+        "#if defined(X)\nz = cudaMaybe();\n#elif 1\n#else\nw = cudaNever();\n#endif\n"
+    )
+    lines = {
+        d.line for d in translate(src, options=OLD).diagnostics if d.rule == "cass-unknown-api"
+    }
+    assert lines == {2, 7}
+    newer = Settings(hip_version=(5, 2), cuda_version=13000)
+    lines = {
+        d.line for d in translate(src, options=newer).diagnostics if d.rule == "cass-unknown-api"
+    }
+    assert lines == {4, 7}
+
+
+def test_location_variables_are_read_from_their_initializer() -> None:
+    src = (
+        "cudaMemLocation host{cudaMemLocationTypeHost, 0};\n"
+        "cudaMemPrefetchAsync(p, n, host, 0, s);\n"
+    )
+    assert hip(src).splitlines()[1] == "hipMemPrefetchAsync(p, n, hipCpuDeviceId, s);"
+
+
+def test_struct_members_follow_the_target() -> None:
+    src = "cudaPointerAttributes a; cudaPointerGetAttributes(&a, p); int t = a.type;"
+    assert hip(src).endswith("int t = a.memoryType;")
+    assert hip(src, NEW).endswith("int t = a.type;")
+    assert (
+        hip("struct S { int type; } s; int t = s.type;")
+        == "struct S { int type; } s; int t = s.type;"
+    )
+
+
+def test_value_returning_surface_reads_become_out_parameter_calls() -> None:
+    out = hip("int v = surf2Dread<int>(s, x * 4, y);")
+    assert out == (
+        "int v = [&] { int cass_texel_; surf2Dread(&cass_texel_, s, x * 4, y); return cass_texel_; }();"
+    )
+    assert hip(out) == out
+
+
+def test_graph_instantiate_short_form() -> None:
+    assert hip("cudaGraphInstantiate(&e, g, 0);") == "hipGraphInstantiateWithFlags(&e, g, 0);"
+    assert hip("cudaGraphInstantiate(&e, g);") == "hipGraphInstantiateWithFlags(&e, g, 0);"

@@ -59,7 +59,7 @@ private:
     }
 
     void emit(std::size_t begin, TokenKind kind, std::uint8_t flags = 0) {
-        if (in_directive_) flags |= kInDirective;
+        if (in_directive_ && kind != TokenKind::Newline) flags |= kInDirective;
         toks_.push_back(
             Token{static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(i_), kind, flags});
         if (kind == TokenKind::Newline) {

@@ -1,6 +1,7 @@
 #include "cass/rewriter.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "rewriter_impl.hpp"
@@ -188,6 +189,7 @@ void Rewriter::consume(int first, int last) {
 }
 
 void Rewriter::diag(int token, Severity severity, const char* rule, std::string message) {
+    if (dead_) return;  // inactive preprocessor branch: a compiler would not look either
     Diagnostic d;
     d.offset = token >= 0 && token < ntok_ ? toks_[token].begin : 0;
     d.severity = severity;
@@ -229,10 +231,15 @@ void Rewriter::prescan() {
                     if (alone && is_full_mask(Arg{v, v})) full_masks_.insert(w);
                 }
             } else if (pw == "cudaMemLocation") {
-                location_vars_.insert(w);
+                int init = next_sig(i);
+                if (is_punct(init, "=")) init = next_sig(init);
+                if (is_ident(init) && text(init) == "cudaMemLocation") init = next_sig(init);
+                location_vars_[w] = is_punct(init, "{") ? init : -1;
                 declared_.insert(w);
             } else if (!is_non_declaring_keyword(pw) && !in_directive(i)) {
                 declared_.insert(w);
+                const Entry* type = t_.find(pw, false);
+                if (type != nullptr && type->kind == Kind::Type) var_types_[w] = pw;
                 // constexpr unsigned kFull = 0xffffffffu;
                 const int eq = next_sig(i);
                 if (is_punct(eq, "=")) {
@@ -285,6 +292,14 @@ bool Rewriter::is_location(const Arg& a) const {
 }
 
 std::string Rewriter::device_of_location(const Arg& a) const {
+    if (a.first == a.last) {  // a variable: read its initializer when the file has it
+        const auto var = location_vars_.find(text(a.first));
+        const int brace = var != location_vars_.end() ? var->second : -1;
+        if (brace >= 0 && match_[brace] > 0 && call_args(brace).size() == 2) {
+            return device_of_location(Arg{brace, match_[brace]});
+        }
+        return std::string(text(a.first)) + ".id";
+    }
     for (int k = a.first; k <= a.last; ++k) {
         if (!is_punct(k, "{") || match_[k] < 0) continue;
         const std::vector<Arg> fields = call_args(k);
@@ -355,11 +370,233 @@ void Rewriter::on_directive(int hash) {
         define_name_ = next_sig(k);
     } else if (directive_ == "if" || directive_ == "ifdef" || directive_ == "ifndef") {
         regions_.push_back(next_region_++);
+        Branch b;
+        b.parent_dead = conds_.back().dead;
+        const Value v = directive_ == "if" ? condition(next_sig(k)) : Value{};
+        b.dead = b.parent_dead || (v.known && v.value == 0);
+        b.taken = v.known && v.value != 0;
+        conds_.push_back(b);
     } else if (directive_ == "elif" || directive_ == "else") {
         if (regions_.size() > 1) regions_.back() = next_region_++;
+        if (conds_.size() > 1) {
+            Branch& b = conds_.back();
+            const Value v = directive_ == "elif" ? condition(next_sig(k)) : Value{true, 1};
+            b.dead = b.parent_dead || b.taken || (v.known && v.value == 0);
+            b.taken = b.taken || (v.known && v.value != 0);
+        }
     } else if (directive_ == "endif") {
         if (regions_.size() > 1) regions_.pop_back();
+        if (conds_.size() > 1) conds_.pop_back();
     }
+}
+
+// Evaluates a #if condition made of literals and the CUDA version macros, as a
+// preprocessor would; anything else (other macros, defined()) is unknown. This
+// lets `#if CUDART_VERSION >= 13000` branches that the assumed release leaves
+// out stay quiet, as a compiler says nothing about inactive code.
+namespace {
+class ConditionParser {
+public:
+    explicit ConditionParser(std::vector<std::pair<char, long long>> items)
+        : items_(std::move(items)) {}
+    Value parse() {
+        Value v = ternary();
+        if (pos_ != items_.size()) return Value{};
+        return v;
+    }
+
+private:
+    std::vector<std::pair<char, long long>> items_;  // ('n', value) or (op, 0)
+    std::size_t pos_ = 0;
+
+    bool eat(char op) {
+        if (pos_ < items_.size() && items_[pos_].first == op) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+    Value ternary() {
+        Value c = binary(0);
+        if (!eat('?')) return c;
+        Value a = ternary();
+        if (!eat(':')) return Value{};
+        Value b = ternary();
+        if (!c.known || !a.known || !b.known) return Value{};
+        return c.value != 0 ? a : b;
+    }
+    static int precedence(char op) {
+        switch (op) {
+            case 'o':
+                return 1;  // ||
+            case 'a':
+                return 2;  // &&
+            case '|':
+                return 3;
+            case '^':
+                return 4;
+            case '&':
+                return 5;
+            case 'e':
+            case 'n':
+                return 6;  // == !=
+            case '<':
+            case '>':
+            case 'l':
+            case 'g':
+                return 7;
+            case 's':
+            case 'r':
+                return 8;  // << >>
+            case '+':
+            case '-':
+                return 9;
+            case '*':
+            case '/':
+            case '%':
+                return 10;
+            default:
+                return -1;
+        }
+    }
+    Value binary(int min_prec) {
+        Value lhs = unary();
+        while (pos_ < items_.size()) {
+            const char op = items_[pos_].first;
+            const int prec = precedence(op);
+            if (prec < 0 || prec <= min_prec - 1 || prec < min_prec) break;
+            ++pos_;
+            Value rhs = binary(prec + 1);
+            if (!lhs.known || !rhs.known) {
+                lhs = Value{};
+                continue;
+            }
+            const long long a = lhs.value;
+            const long long b = rhs.value;
+            long long r = 0;
+            switch (op) {
+                case 'o':
+                    r = (a || b) ? 1 : 0;
+                    break;
+                case 'a':
+                    r = (a && b) ? 1 : 0;
+                    break;
+                case '|':
+                    r = a | b;
+                    break;
+                case '^':
+                    r = a ^ b;
+                    break;
+                case '&':
+                    r = a & b;
+                    break;
+                case 'e':
+                    r = a == b;
+                    break;
+                case 'n':
+                    r = a != b;
+                    break;
+                case '<':
+                    r = a < b;
+                    break;
+                case '>':
+                    r = a > b;
+                    break;
+                case 'l':
+                    r = a <= b;
+                    break;
+                case 'g':
+                    r = a >= b;
+                    break;
+                case 's':
+                    r = (b >= 0 && b < 63) ? a << b : 0;
+                    break;
+                case 'r':
+                    r = (b >= 0 && b < 63) ? a >> b : 0;
+                    break;
+                case '+':
+                    r = a + b;
+                    break;
+                case '-':
+                    r = a - b;
+                    break;
+                case '*':
+                    r = a * b;
+                    break;
+                case '/':
+                    if (b == 0) return Value{};
+                    r = a / b;
+                    break;
+                case '%':
+                    if (b == 0) return Value{};
+                    r = a % b;
+                    break;
+                default:
+                    return Value{};
+            }
+            lhs = Value{true, r};
+        }
+        return lhs;
+    }
+    Value unary() {
+        if (eat('!')) {
+            Value v = unary();
+            return v.known ? Value{true, v.value == 0} : v;
+        }
+        if (eat('-')) {
+            Value v = unary();
+            return v.known ? Value{true, -v.value} : v;
+        }
+        if (eat('+')) return unary();
+        if (eat('~')) {
+            Value v = unary();
+            return v.known ? Value{true, ~v.value} : v;
+        }
+        if (eat('(')) {
+            Value v = ternary();
+            return eat(')') ? v : Value{};
+        }
+        if (pos_ < items_.size() && items_[pos_].first == 'N')
+            return Value{true, items_[pos_++].second};
+        ++pos_;
+        return Value{};
+    }
+};
+}  // namespace
+
+Value Rewriter::condition(int first) const {
+    static const std::unordered_map<std::string_view, char> kOps = {
+        {"||", 'o'}, {"&&", 'a'}, {"|", '|'}, {"^", '^'},  {"&", '&'},  {"==", 'e'},
+        {"!=", 'n'}, {"<", '<'},  {">", '>'}, {"<=", 'l'}, {">=", 'g'}, {"<<", 's'},
+        {">>", 'r'}, {"+", '+'},  {"-", '-'}, {"*", '*'},  {"/", '/'},  {"%", '%'},
+        {"!", '!'},  {"~", '~'},  {"(", '('}, {")", ')'},  {"?", '?'},  {":", ':'}};
+    std::vector<std::pair<char, long long>> items;
+    for (int k = first; k >= 0 && k < ntok_ && in_directive(k); ++k) {
+        const Token& t = toks_[k];
+        if (!t.significant()) continue;
+        if (t.kind == TokenKind::Number) {
+            std::string digits;
+            for (const char c : text(k)) {
+                if (c != '\'' && c != 'u' && c != 'U' && c != 'l' && c != 'L') digits += c;
+            }
+            char* end = nullptr;
+            const long long v = std::strtoll(digits.c_str(), &end, 0);
+            if (end == nullptr || *end != '\0' || digits.empty()) return Value{};
+            items.emplace_back('N', v);
+        } else if (t.kind == TokenKind::Identifier) {
+            const Entry* e = t_.find(text(k), false);
+            if (e == nullptr || e->rewrite != Rewrite::VersionMacro || in_defined_context(k)) {
+                return Value{};
+            }
+            items.emplace_back('N', static_cast<long long>(o_.cuda_version));
+        } else {
+            const auto op = kOps.find(text(k));
+            if (op == kOps.end()) return Value{};
+            items.emplace_back(op->second, 0);
+        }
+    }
+    if (items.empty()) return Value{};
+    return ConditionParser(std::move(items)).parse();
 }
 
 void Rewriter::on_header_name(int i) {
@@ -392,6 +629,9 @@ void Rewriter::on_header_name(int i) {
         }
         count(e->family, true);
         mapped = true;
+        if (!e->note.empty() && noted_.insert(e).second) {
+            diag(i, Severity::Warning, "behavior-differs", "'" + inner + "': " + e->note);
+        }
     } else if (open == '"' && o_.rename_cu_includes && inner.size() > 3 &&
                inner.compare(inner.size() - 3, 3, ".cu") == 0) {
         target = inner.substr(0, inner.size() - 3) + ".hip";
@@ -457,6 +697,9 @@ void Rewriter::apply(const Entry& e, int i) {
         case Rewrite::SyncMask:
             rewrite_sync_mask(e, i, legacy);
             return;
+        case Rewrite::SurfRead:
+            if (rewrite_surf_read(e, i)) return;
+            break;
         case Rewrite::ByArity:
             if (rewrite_by_arity(e, i)) return;
             break;
@@ -519,6 +762,31 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
         }
     }
     if (name != text(i)) replace(i, i, name);
+}
+
+// CUDA's `T v = surf2Dread<T>(surf, x, y)` returns the texel; older HIP only
+// has the out-parameter form, so the call becomes an immediately invoked lambda.
+bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
+    const int lt = next_sig(i);
+    if (!is_punct(lt, "<")) return false;  // already the out-parameter form
+    int gt = lt;
+    for (int depth = 0; gt < ntok_; gt = next_sig(gt)) {
+        if (gt < 0) return false;
+        if (is_punct(gt, "<")) ++depth;
+        if (is_punct(gt, ">") && --depth == 0) break;
+        if (is_punct(gt, ";") || is_punct(gt, "(")) return false;
+    }
+    const int open = next_sig(gt);
+    if (!is_punct(open, "(") || match_[open] < 0) return false;
+    const int close = match_[open];
+    const std::vector<Arg> args = call_args(open);
+    if (args.empty()) return false;
+    const std::string type = render(next_sig(lt), prev_sig(gt));
+    const std::string call_args_text = render(args.front().first, args.back().last);
+    replace(i, close,
+            "[&] { " + type + " cass_texel_; " + e.hip + "(&cass_texel_, " + call_args_text +
+                "); return cass_texel_; }()");
+    return true;
 }
 
 // A CUDA call whose short form HIP spells differently, e.g. CUDA 12's
@@ -587,7 +855,15 @@ void Rewriter::on_identifier(int i) {
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
         const std::string_view pw = text(p);
-        if (pw == "." || pw == "->") return;  // a member, not an API name
+        if (pw == "." || pw == "->") {  // a member, not an API name
+            const int object = prev_sig(p);
+            const auto type = is_ident(object) ? var_types_.find(text(object)) : var_types_.end();
+            if (type != var_types_.end()) {
+                const Entry* e = t_.find(std::string(type->second) + "::" + std::string(w), false);
+                if (e != nullptr && e->kind == Kind::Member) apply(*e, i);
+            }
+            return;
+        }
     }
     if (w == "asm" || w == "__asm__" || w == "__asm") {
         hazard_asm(i);
@@ -753,6 +1029,7 @@ Result Rewriter::run() {
     for (int i = 0; i < ntok_; ++i) {
         const Token& t = toks_[i];
         if (t.kind == TokenKind::Newline) {
+            if (!directive_.empty()) dead_ = conds_.back().dead;
             directive_ = {};
             define_name_ = -1;
             continue;
@@ -785,6 +1062,7 @@ Result Rewriter::run() {
                 break;
         }
     }
+    dead_ = false;
     report_truncation();
     std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;

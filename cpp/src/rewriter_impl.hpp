@@ -26,6 +26,18 @@ struct Arg {
     int last;
 };
 
+// A #if/#elif/#else branch: whether it is provably inactive.
+struct Branch {
+    bool parent_dead = false;
+    bool dead = false;
+    bool taken = false;  // a branch of this chain so far is provably active
+};
+
+struct Value {
+    bool known = false;
+    long long value = 0;
+};
+
 struct Loop {
     int header_open;
     int body_begin;
@@ -86,6 +98,7 @@ private:
     void apply(const Entry& e, int i);
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
     bool rewrite_by_arity(const Entry& e, int i);
+    bool rewrite_surf_read(const Entry& e, int i);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);
     void rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool drop_flags);
     void wrap_arg(const Entry& e, int i, const char* open, const char* prefix_guard);
@@ -94,6 +107,7 @@ private:
     bool is_location(const Arg& a) const;
     std::string device_of_location(const Arg& a) const;
     bool in_defined_context(int i) const;
+    [[nodiscard]] Value condition(int first) const;
     void count(int family, bool converted);
     void finish_positions();
     void report_truncation();
@@ -114,7 +128,9 @@ public:
 
     std::unordered_set<std::string_view> declared_;
     std::unordered_set<std::string_view> full_masks_;
-    std::unordered_set<std::string_view> location_vars_;
+    std::unordered_map<std::string_view, int> location_vars_;  // name -> '{' of its init or -1
+    std::unordered_map<std::string_view, std::string_view>
+        var_types_;  // x -> cudaFoo in `cudaFoo x`
     std::unordered_set<const Entry*> noted_;
     std::unordered_set<std::string_view> once_;  // rules reported once per file
 
@@ -122,6 +138,8 @@ public:
     std::string_view directive_;
     int define_name_ = -1;
     std::vector<int> regions_{0};
+    std::vector<Branch> conds_{Branch{}};
+    bool dead_ = false;  // the current line is in a provably inactive branch
     int next_region_ = 1;
     std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
 };

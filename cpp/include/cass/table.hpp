@@ -12,7 +12,8 @@
 
 namespace cass {
 
-enum class Kind : std::uint8_t { Function, Type, Enum, Macro, Builtin, Include, Namespace };
+// Member rows are keyed "Type::member" and match `var.member` for variables of that type.
+enum class Kind : std::uint8_t { Function, Type, Enum, Macro, Builtin, Include, Namespace, Member };
 enum class Status : std::uint8_t { Supported, Unsupported, Deprecated };
 enum class Rewrite : std::uint8_t {
     None,
@@ -25,6 +26,7 @@ enum class Rewrite : std::uint8_t {
     ArchMacro,     // __CUDA_ARCH__: depends on where it appears
     VersionMacro,  // CUDART_VERSION: an assumed CUDA release
     ByArity,       // calls with at most `arg` arguments use `alt`, zero-padded
+    SurfRead,      // value-returning surfNDread<T>(...) -> out-parameter form
 };
 // Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
 enum class Match : std::uint8_t { Any, Template };
