@@ -197,7 +197,14 @@ def _tables(args: argparse.Namespace) -> int:
         if name not in known:
             msg = f"--family {name}: no such family"
             raise UsageError(msg, hint=f"families: {', '.join(known)}")
-    sys.stdout.write(render_tables(args.format, args.family))
+    if args.out_dir is None:
+        sys.stdout.write(render_tables(args.format, args.family))
+        return EXIT_OK
+    from .sources import write_atomic
+    from .tables_doc import render_pages
+
+    for name, text in render_pages().items():
+        write_atomic(args.out_dir / name, text.encode("utf-8"))
     return EXIT_OK
 
 
