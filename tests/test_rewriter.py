@@ -223,9 +223,8 @@ def test_struct_members_follow_the_target() -> None:
 
 def test_value_returning_surface_reads_become_out_parameter_calls() -> None:
     out = hip("int v = surf2Dread<int>(s, x * 4, y);")
-    assert out == (
-        "int v = [&] { int cass_texel_; surf2Dread(&cass_texel_, s, x * 4, y); return cass_texel_; }();"
-    )
+    lambda_ = "[&] { int cass_texel_; surf2Dread(&cass_texel_, s, x * 4, y); return cass_texel_; }"
+    assert out == f"int v = {lambda_}();"
     assert hip(out) == out
 
 

@@ -320,30 +320,71 @@ private:
             emit(b, TokenKind::LaunchClose);
             return;
         }
-        static constexpr std::string_view three[] = {"<<=", ">>=", "...", "->*", "<=>"};
-        static constexpr std::string_view two[] = {
-            "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
-            "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##", ".*"};
-        const std::string_view rest = s_.substr(i_, 3);
-        for (auto t : three) {
-            if (rest == t) {
-                i_ += 3;
-                emit(b, TokenKind::Punct);
-                return;
-            }
+        // Longest match by the first byte: this runs for every operator, so no
+        // string comparisons.
+        std::size_t len = 1;
+        TokenKind kind = TokenKind::Punct;
+        switch (c) {
+            case '<':
+                if (c1 == '<')
+                    len = c2 == '=' ? 3 : 2;
+                else if (c1 == '=')
+                    len = c2 == '>' ? 3 : 2;
+                break;
+            case '>':
+                if (c1 == '>')
+                    len = c2 == '=' ? 3 : 2;
+                else if (c1 == '=')
+                    len = 2;
+                break;
+            case '.':
+                if (c1 == '.' && c2 == '.')
+                    len = 3;
+                else if (c1 == '*')
+                    len = 2;
+                break;
+            case '-':
+                if (c1 == '>')
+                    len = c2 == '*' ? 3 : 2;
+                else if (c1 == '-' || c1 == '=')
+                    len = 2;
+                break;
+            case ':':
+                if (c1 == ':') len = 2;
+                break;
+            case '+':
+            case '&':
+            case '|':
+                if (c1 == c || c1 == '=') len = 2;
+                break;
+            case '=':
+            case '!':
+            case '*':
+            case '/':
+            case '%':
+            case '^':
+                if (c1 == '=') len = 2;
+                break;
+            case '#':
+                if (c1 == '#') len = 2;
+                break;
+            case '{':
+            case '}':
+            case '[':
+            case ']':
+            case '(':
+            case ')':
+            case ';':
+            case ',':
+            case '?':
+            case '~':
+            case '\\':
+                break;
+            default:
+                kind = TokenKind::Other;
         }
-        const std::string_view rest2 = s_.substr(i_, 2);
-        for (auto t : two) {
-            if (rest2 == t) {
-                i_ += 2;
-                emit(b, TokenKind::Punct);
-                return;
-            }
-        }
-        ++i_;
-        static constexpr std::string_view singles = "{}[]()<>;:,.?~!+-*/%^&|=#\\";
-        emit(b, singles.find(static_cast<char>(c)) != std::string_view::npos ? TokenKind::Punct
-                                                                             : TokenKind::Other);
+        i_ += len;
+        emit(b, kind);
     }
 };
 

@@ -112,6 +112,12 @@ void Rewriter::match_brackets() {
             }
         }
     }
+    for (const int open : stack) {
+        if (is_punct(open, "{")) {
+            unclosed_brace_ = open;
+            break;
+        }
+    }
 }
 
 std::vector<Arg> Rewriter::call_args(int open) const {
@@ -208,7 +214,14 @@ void Rewriter::count(int family, bool converted) {
     }
 }
 
+// One pass over the identifiers: their table entries (each name is hashed once
+// per translation), and what the file declares: its own CUDA-looking names,
+// variables of CUDA types, full-mask constants, cudaMemLocation variables.
 void Rewriter::prescan() {
+    entries_.assign(toks_.size(), nullptr);
+    for (int i = 0; i < ntok_; ++i) {
+        if (toks_[i].kind == TokenKind::Identifier) entries_[i] = t_.find(text(i), false);
+    }
     for (int i = 0; i < ntok_; ++i) {
         const Token& t = toks_[i];
         if (t.kind != TokenKind::Identifier) continue;
@@ -217,7 +230,7 @@ void Rewriter::prescan() {
         const std::string_view w = text(i);
         const std::string_view pw = text(p);
         if (toks_[p].kind == TokenKind::Identifier) {
-            if (pw == "define" && in_directive(i)) {
+            if (in_directive(i) && pw == "define") {
                 declared_.insert(w);
                 // #define FULL_MASK 0xffffffff
                 const int v = next_sig(i);
@@ -236,10 +249,13 @@ void Rewriter::prescan() {
                 if (is_ident(init) && text(init) == "cudaMemLocation") init = next_sig(init);
                 location_vars_[w] = is_punct(init, "{") ? init : -1;
                 declared_.insert(w);
-            } else if (!is_non_declaring_keyword(pw) && !in_directive(i)) {
-                declared_.insert(w);
-                const Entry* type = t_.find(pw, false);
+            } else if (!in_directive(i)) {
+                const Entry* type = entries_[p];
                 if (type != nullptr && type->kind == Kind::Type) var_types_[w] = pw;
+                if (entries_[i] == nullptr && t_.guess_family(w) >= 0 &&
+                    !is_non_declaring_keyword(pw)) {
+                    declared_.insert(w);  // the file's own cudaCheck(), not an unknown API
+                }
                 // constexpr unsigned kFull = 0xffffffffu;
                 const int eq = next_sig(i);
                 if (is_punct(eq, "=")) {
@@ -871,7 +887,7 @@ void Rewriter::on_identifier(int i) {
     }
     if (w == "warpSize") hazard_warp_size(i);
     if (w == "texture" || w == "surface") hazard_texture(i);
-    const Entry* e = t_.find(w, false);
+    const Entry* e = entries_[i];
     if (e != nullptr) {
         const int n = next_sig(i);
         if (e->kind == Kind::Namespace) {
@@ -890,9 +906,8 @@ void Rewriter::on_identifier(int i) {
         apply(*e, i);
         return;
     }
-    if (declared_.count(w) != 0) return;
     const int family = t_.guess_family(w);
-    if (family >= 0) {
+    if (family >= 0 && declared_.count(w) == 0) {
         diag(i, Severity::Warning, "unknown-api",
              "'" + std::string(w) + "' is not a known CUDA API; it was left unchanged");
         count(family, false);
@@ -1013,12 +1028,9 @@ void Rewriter::report_truncation() {
                  (toks_[i].end == s_.size() ? "; is the file truncated?" : ""));
         return;
     }
-    for (int i = 0; i < ntok_; ++i) {
-        if (is_punct(i, "{") && match_[i] < 0) {
-            diag(i, Severity::Warning, "truncated-input",
-                 "this '{' is never closed; is the file truncated?");
-            return;
-        }
+    if (unclosed_brace_ >= 0) {
+        diag(unclosed_brace_, Severity::Warning, "truncated-input",
+             "this '{' is never closed; is the file truncated?");
     }
 }
 

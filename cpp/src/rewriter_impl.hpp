@@ -119,6 +119,8 @@ public:
     std::vector<Token> toks_;
     int ntok_ = 0;
     std::vector<int> match_;
+    std::vector<const Entry*> entries_;  // table entry of each identifier token, or nullptr
+    int unclosed_brace_ = -1;
     std::vector<std::uint8_t> consumed_;
     std::vector<Edit> edits_;
     std::vector<Diagnostic> diags_;

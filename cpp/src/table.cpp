@@ -39,10 +39,17 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
         if (slots_[slot] < 0) slots_[slot] = static_cast<std::int32_t>(i);
     }
     for (std::size_t f = 0; f < families_.size(); ++f) {
-        for (const auto& p : families_[f].prefixes) prefixes_.emplace_back(p, static_cast<int>(f));
+        for (const auto& p : families_[f].prefixes) {
+            if (!p.empty()) {
+                prefixes_[static_cast<unsigned char>(p[0])].emplace_back(p, static_cast<int>(f));
+            }
+        }
     }
-    std::stable_sort(prefixes_.begin(), prefixes_.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    for (auto& bucket : prefixes_) {
+        std::stable_sort(bucket.begin(), bucket.end(), [](const auto& a, const auto& b) {
+            return a.first.size() > b.first.size();
+        });
+    }
 }
 
 const Entry* Table::find(std::string_view name, bool include) const {
@@ -58,7 +65,8 @@ const Entry* Table::find(std::string_view name, bool include) const {
 }
 
 int Table::guess_family(std::string_view name) const {
-    for (const auto& [prefix, family] : prefixes_) {
+    if (name.empty()) return -1;
+    for (const auto& [prefix, family] : prefixes_[static_cast<unsigned char>(name[0])]) {
         if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
         const char last = prefix.back();
         const char next = name[prefix.size()];

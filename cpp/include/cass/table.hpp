@@ -70,7 +70,7 @@ private:
     std::vector<Family> families_;
     std::vector<std::int32_t> slots_;  // open addressing; -1 = empty
     std::uint64_t mask_ = 0;
-    std::vector<std::pair<std::string, int>> prefixes_;  // longest first
+    std::vector<std::pair<std::string, int>> prefixes_[256];  // by first byte, longest first
 };
 
 }  // namespace cass
