@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +19,17 @@ __all__ = ["Translation", "translate", "translate_file"]
 class Translation:
     """HIP text translated from one CUDA source, with what was found on the way."""
 
-    text: str
+    data: bytes
+    """The HIP source as UTF-8 bytes, ready to write."""
     diagnostics: tuple[Diagnostic, ...]
     stats: Stats
     path: str = "<string>"
     strategy: str = "rules"
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The HIP source (decoded on first use: writers take ``data`` as it is)."""
+        return self.data.decode("utf-8", errors="surrogateescape")
 
     @property
     def errors(self) -> int:
@@ -37,13 +44,13 @@ def _finish(data: bytes, path: str, settings: Settings) -> Translation:
     from .rules import translate_bytes
 
     diagnostics: list[Diagnostic] = []
-    if not data.strip():
+    if not data or data.isspace():
         message = "empty source file; nothing to do"
         diagnostics.append(Diagnostic(path, 1, 1, "warning", "cass-empty-input", message))
     result = translate_bytes(data, path, settings)
     diagnostics += result.diagnostics
     return Translation(
-        text=result.text.decode("utf-8"),
+        data=result.text,
         diagnostics=tuple(diagnostics),
         stats=result.stats,
         path=path,

@@ -153,7 +153,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
             warnings += d.severity == "warning"
             if not args.quiet or d.severity == "error":
                 print(d, file=err)
-        data = result.text.encode("utf-8")
+        data = result.data
         if target is None:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()

@@ -8,6 +8,7 @@ on odd input; checking the input is the caller's job (see ``sources``).
 from __future__ import annotations
 
 import functools
+import gc
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import SEVERITIES, Diagnostic
@@ -48,7 +49,11 @@ def core_table(directory: str | None = None) -> Any:
                     r.alt,
                 )
             )
-    return _core.Table(rows, [(f.name, list(f.prefixes)) for f in families])
+    table = _core.Table(rows, [(f.name, list(f.prefixes)) for f in families])
+    # The tables are thousands of long-lived objects; keep the collector from
+    # walking them again on every collection while files are translated.
+    gc.freeze()
+    return table
 
 
 class RuleResult:

@@ -7,6 +7,7 @@ variables (``CASS_HIP_VERSION=6.2``), in that order of precedence.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import shutil
@@ -77,6 +78,7 @@ class Settings:
 _DEFINE = re.compile(rb"#define\s+HIP_VERSION_(MAJOR|MINOR)\s+(\d+)")
 
 
+@functools.cache
 def installed_hip_version() -> tuple[int, int] | None:
     """The HIP version of the installed toolchain, from its headers or hipconfig."""
     for header in _VERSION_H:

@@ -6,13 +6,16 @@ target and are renamed into place, so a crash never leaves half a file.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
-import tempfile
 from pathlib import Path
 
 from .errors import InputError, OutputError
 
 __all__ = ["check_source", "read_source", "write_atomic"]
+
+_COUNTER = itertools.count()
 
 
 def _size(n: int) -> str:
@@ -68,21 +71,24 @@ def read_source(path: Path, max_bytes: int) -> tuple[bytes, str]:
 
 def write_atomic(path: Path, data: bytes, *, inputs: frozenset[Path] = frozenset()) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename."""
-    resolved = path.resolve()
+    resolved = path.resolve() if inputs else path
     if resolved in inputs:
         msg = f"{path}: refusing to overwrite an input file"
         raise OutputError(msg, hint="choose another -o path or --out-dir")
+    # O_EXCL on a name of our own: no race with another writer, and the mode
+    # follows the umask like any file the user's tools create.
+    tmp = resolved.with_name(f".{resolved.name}.{os.getpid()}.{next(_COUNTER)}.tmp")
     try:
-        resolved.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=f".{resolved.name}.", dir=resolved.parent)
-        tmp = Path(name)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileNotFoundError:
+            resolved.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
-            if resolved.exists():
+            with contextlib.suppress(FileNotFoundError):  # a replaced output keeps its mode
                 tmp.chmod(resolved.stat().st_mode & 0o7777)
-            else:
-                tmp.chmod(0o644)
             tmp.replace(resolved)
         except BaseException:
             tmp.unlink(missing_ok=True)

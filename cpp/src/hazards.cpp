@@ -47,8 +47,7 @@ long long literal_value(std::string_view t) {
 }  // namespace
 
 void Rewriter::scan_loops() {
-    for (int i = 0; i < ntok_; ++i) {
-        if (toks_[i].kind != TokenKind::Identifier || text(i) != "for") continue;
+    for (const int i : fors_) {
         const int open = next_sig(i);
         if (!is_punct(open, "(") || match_[open] < 0) continue;
         const int close = match_[open];

@@ -75,22 +75,27 @@ private:
     void step() {
         const std::size_t b = i_;
         const unsigned char c = at(i_);
+        // Identifiers and blanks are most of any source: test them first.
+        if (ident_start(c)) {
+            identifier_or_prefixed_literal();
+            return;
+        }
+        if (c == ' ' || c == '\t') {
+            ++i_;
+            while (i_ < n_ && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
+            if (i_ < n_ && (s_[i_] == '\r' || s_[i_] == '\f' || s_[i_] == '\v' || s_[i_] == '\\')) {
+                blanks();
+            }
+            emit(b, TokenKind::Whitespace);
+            return;
+        }
         if (c == '\n') {
             ++i_;
             emit(b, TokenKind::Newline);
             return;
         }
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || splice_at(i_)) {
-            while (i_ < n_) {
-                const unsigned char d = at(i_);
-                if (d == ' ' || d == '\t' || d == '\r' || d == '\f' || d == '\v') {
-                    ++i_;
-                } else if (std::size_t sp = splice_at(i_)) {
-                    i_ += sp;
-                } else {
-                    break;
-                }
-            }
+        if (c == '\r' || c == '\f' || c == '\v' || splice_at(i_)) {
+            blanks();
             emit(b, TokenKind::Whitespace);
             return;
         }
@@ -130,6 +135,20 @@ private:
             return;
         }
         punct();
+    }
+
+    // Blanks of every kind, backslash-newline splices included.
+    void blanks() {
+        while (i_ < n_) {
+            const unsigned char d = at(i_);
+            if (d == ' ' || d == '\t' || d == '\r' || d == '\f' || d == '\v') {
+                ++i_;
+            } else if (std::size_t sp = splice_at(i_)) {
+                i_ += sp;
+            } else {
+                break;
+            }
+        }
     }
 
     void line_comment() {
@@ -193,7 +212,8 @@ private:
 
     void identifier_or_prefixed_literal() {
         const std::size_t b = i_;
-        while (i_ < n_ && ident_char(at(i_))) ++i_;
+        const char* p = s_.data();
+        while (i_ < n_ && ident_char(static_cast<unsigned char>(p[i_]))) ++i_;
         const std::string_view word = s_.substr(b, i_ - b);
         const unsigned char next = at(i_);
         if (next == '"' || next == '\'') {

@@ -60,22 +60,29 @@ int Rewriter::next_sig(int i) const {
     return -1;
 }
 
-int Rewriter::prev_sig(int i) const {
-    for (int k = i - 1; k >= 0; --k) {
-        if (toks_[k].significant()) return k;
-    }
-    return -1;
-}
+int Rewriter::prev_sig(int i) const { return i > 0 && i < ntok_ ? psig_[i] : -1; }
 
-bool Rewriter::is_punct(int i, std::string_view p) const {
-    return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Punct && text(i) == p;
-}
-
-void Rewriter::match_brackets() {
+// One pass over the tokens that every later step reads: matching brackets, the
+// previous significant token of each token, the table entry of each
+// identifier (so each name is hashed once), and where the `for` loops are.
+void Rewriter::index_tokens() {
     match_.assign(toks_.size(), -1);
+    psig_.assign(toks_.size(), -1);
+    entries_.assign(toks_.size(), nullptr);
     std::vector<int> stack;
+    int last = -1;
     for (int i = 0; i < ntok_; ++i) {
         const Token& t = toks_[i];
+        psig_[i] = last;
+        if ((t.flags & kUnterminated) != 0 && unterminated_ < 0) unterminated_ = i;
+        if (!t.significant()) continue;
+        last = i;
+        if (t.kind == TokenKind::Identifier) {
+            const std::string_view w = text(i);
+            entries_[i] = t_.find(w, false);
+            if (w.size() == 3 && w == "for") fors_.push_back(i);
+            continue;
+        }
         if (t.kind == TokenKind::LaunchOpen) {
             stack.push_back(i);
             continue;
@@ -218,10 +225,6 @@ void Rewriter::count(int family, bool converted) {
 // per translation), and what the file declares: its own CUDA-looking names,
 // variables of CUDA types, full-mask constants, cudaMemLocation variables.
 void Rewriter::prescan() {
-    entries_.assign(toks_.size(), nullptr);
-    for (int i = 0; i < ntok_; ++i) {
-        if (toks_[i].kind == TokenKind::Identifier) entries_[i] = t_.find(text(i), false);
-    }
     for (int i = 0; i < ntok_; ++i) {
         const Token& t = toks_[i];
         if (t.kind != TokenKind::Identifier) continue;
@@ -870,8 +873,7 @@ void Rewriter::on_identifier(int i) {
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
-        const std::string_view pw = text(p);
-        if (pw == "." || pw == "->") {  // a member, not an API name
+        if (is_punct(p, ".") || is_punct(p, "->")) {  // a member, not an API name
             const int object = prev_sig(p);
             const auto type = is_ident(object) ? var_types_.find(text(object)) : var_types_.end();
             if (type != var_types_.end()) {
@@ -881,12 +883,24 @@ void Rewriter::on_identifier(int i) {
             return;
         }
     }
-    if (w == "asm" || w == "__asm__" || w == "__asm") {
-        hazard_asm(i);
-        return;
+    switch (w[0]) {  // the few names the hazard scanners watch
+        case 'a':
+        case '_':
+            if (w == "asm" || w == "__asm__" || w == "__asm") {
+                hazard_asm(i);
+                return;
+            }
+            break;
+        case 'w':
+            if (w == "warpSize") hazard_warp_size(i);
+            break;
+        case 't':
+        case 's':
+            if (w == "texture" || w == "surface") hazard_texture(i);
+            break;
+        default:
+            break;
     }
-    if (w == "warpSize") hazard_warp_size(i);
-    if (w == "texture" || w == "surface") hazard_texture(i);
     const Entry* e = entries_[i];
     if (e != nullptr) {
         const int n = next_sig(i);
@@ -896,8 +910,8 @@ void Rewriter::on_identifier(int i) {
             if (!qualifier && !declared) return;
         }
         if (e->match == Match::Template && !is_punct(n, "<")) return;
-        if (w.find("ballot") != std::string_view::npos || w == "__activemask") hazard_ballot(i);
-        if (e->rewrite != Rewrite::SyncMask && w.find("shfl") != std::string_view::npos) {
+        if ((e->traits & kBallot) != 0) hazard_ballot(i);
+        if (e->rewrite != Rewrite::SyncMask && (e->traits & kShuffle) != 0) {
             const int open = next_sig(i);
             std::vector<Arg> args;
             if (is_punct(open, "(")) args = call_args(open);
@@ -1016,8 +1030,8 @@ void Rewriter::finish_positions() {
 // A source cut off mid-way (a failed copy, a half-written file) still
 // translates, but says so: an unterminated comment or literal, or an open brace.
 void Rewriter::report_truncation() {
-    for (int i = 0; i < ntok_; ++i) {
-        if ((toks_[i].flags & kUnterminated) == 0) continue;
+    if (unterminated_ >= 0) {
+        const int i = unterminated_;
         const TokenKind k = toks_[i].kind;
         const char* what = k == TokenKind::Comment      ? "comment"
                            : k == TokenKind::HeaderName ? "header name"
@@ -1026,16 +1040,14 @@ void Rewriter::report_truncation() {
         diag(i, Severity::Warning, "truncated-input",
              std::string("unterminated ") + what +
                  (toks_[i].end == s_.size() ? "; is the file truncated?" : ""));
-        return;
-    }
-    if (unclosed_brace_ >= 0) {
+    } else if (unclosed_brace_ >= 0) {
         diag(unclosed_brace_, Severity::Warning, "truncated-input",
              "this '{' is never closed; is the file truncated?");
     }
 }
 
 Result Rewriter::run() {
-    match_brackets();
+    index_tokens();
     prescan();
     scan_loops();
     for (int i = 0; i < ntok_; ++i) {
@@ -1063,7 +1075,7 @@ Result Rewriter::run() {
             case TokenKind::Punct:
                 if ((t.flags & kDirectiveHash) != 0) {
                     on_directive(i);
-                } else if (text(i) == "<<") {
+                } else if (t.end - t.begin == 2 && text(i) == "<<") {
                     hazard_shift(i);
                 }
                 break;

@@ -2,6 +2,7 @@
 // application, rewrites, includes) and hazards.cpp (warp-size and PTX scanners).
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,7 +56,11 @@ public:
     [[nodiscard]] std::string_view text(int i) const { return toks_[i].text(s_); }
     [[nodiscard]] int next_sig(int i) const;
     [[nodiscard]] int prev_sig(int i) const;
-    [[nodiscard]] bool is_punct(int i, std::string_view p) const;
+    [[nodiscard]] bool is_punct(int i, std::string_view p) const {
+        return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Punct &&
+               toks_[i].end - toks_[i].begin == p.size() &&
+               std::memcmp(s_.data() + toks_[i].begin, p.data(), p.size()) == 0;
+    }
     [[nodiscard]] bool is_ident(int i) const {
         return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Identifier;
     }
@@ -86,7 +91,7 @@ public:
 
 private:
     void prescan();
-    void match_brackets();
+    void index_tokens();
     void on_directive(int hash);
     void on_identifier(int i);
     void on_header_name(int i);
@@ -120,7 +125,10 @@ public:
     int ntok_ = 0;
     std::vector<int> match_;
     std::vector<const Entry*> entries_;  // table entry of each identifier token, or nullptr
+    std::vector<int> psig_;              // previous significant token of each token, or -1
+    std::vector<int> fors_;              // `for` keywords
     int unclosed_brace_ = -1;
+    int unterminated_ = -1;  // first comment or literal cut off by the end of a line or file
     std::vector<std::uint8_t> consumed_;
     std::vector<Edit> edits_;
     std::vector<Diagnostic> diags_;

@@ -15,6 +15,20 @@ inline std::uint64_t hash_name(std::string_view s, bool include) {
     return h ^ (h >> 29);
 }
 
+inline std::uint32_t filter_bit(std::string_view s) {
+    const auto b = [&](std::size_t k) {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(s[k]));
+    };
+    const std::uint32_t len = static_cast<std::uint32_t>(s.size());
+    const std::uint32_t x = (b(0) * 31U + b(len > 1 ? 1 : 0)) * 131U + b(len - 1) * 7U + len * 97U;
+    return (x ^ (x >> 11)) & 0xFFFFU;
+}
+
+inline std::size_t bucket(std::string_view s) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(s[0])) << 8 |
+           static_cast<unsigned char>(s[1]);
+}
+
 inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -27,6 +41,11 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     while (cap < entries_.size() * 2 + 1) cap <<= 1;
     slots_.assign(cap, -1);
     mask_ = cap - 1;
+    for (Entry& e : entries_) {
+        if (e.cuda.find("ballot") != std::string::npos || e.cuda == "__activemask")
+            e.traits |= kBallot;
+        if (e.cuda.find("shfl") != std::string::npos) e.traits |= kShuffle;
+    }
     for (std::size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
         const bool include = e.kind == Kind::Include;
@@ -37,12 +56,14 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
             slot = (slot + 1) & mask_;
         }
         if (slots_[slot] < 0) slots_[slot] = static_cast<std::int32_t>(i);
+        if (!e.cuda.empty()) {
+            const std::uint32_t bit = filter_bit(e.cuda);
+            filter_[bit >> 6] |= 1ULL << (bit & 63U);
+        }
     }
     for (std::size_t f = 0; f < families_.size(); ++f) {
         for (const auto& p : families_[f].prefixes) {
-            if (!p.empty()) {
-                prefixes_[static_cast<unsigned char>(p[0])].emplace_back(p, static_cast<int>(f));
-            }
+            if (p.size() >= 2) prefixes_[bucket(p)].emplace_back(p, static_cast<int>(f));
         }
     }
     for (auto& bucket : prefixes_) {
@@ -53,7 +74,9 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
 }
 
 const Entry* Table::find(std::string_view name, bool include) const {
-    if (slots_.empty()) return nullptr;
+    if (slots_.empty() || name.empty()) return nullptr;
+    const std::uint32_t bit = filter_bit(name);
+    if ((filter_[bit >> 6] & (1ULL << (bit & 63U))) == 0) return nullptr;
     std::uint64_t slot = hash_name(name, include) & mask_;
     while (true) {
         const std::int32_t idx = slots_[slot];
@@ -65,8 +88,8 @@ const Entry* Table::find(std::string_view name, bool include) const {
 }
 
 int Table::guess_family(std::string_view name) const {
-    if (name.empty()) return -1;
-    for (const auto& [prefix, family] : prefixes_[static_cast<unsigned char>(name[0])]) {
+    if (name.size() < 3) return -1;
+    for (const auto& [prefix, family] : prefixes_[bucket(name)]) {
         if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
         const char last = prefix.back();
         const char next = name[prefix.size()];

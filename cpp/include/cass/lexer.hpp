@@ -39,7 +39,7 @@ struct Token {
     std::uint8_t flags;
 
     [[nodiscard]] std::string_view text(std::string_view src) const {
-        return src.substr(begin, end - begin);
+        return std::string_view(src.data() + begin, end - begin);  // in range by construction
     }
     [[nodiscard]] bool significant() const {
         return kind != TokenKind::Whitespace && kind != TokenKind::Newline &&

@@ -31,6 +31,9 @@ enum class Rewrite : std::uint8_t {
 // Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
 enum class Match : std::uint8_t { Any, Template };
 
+// What the hazard scanners need to know of a name, worked out once per table.
+enum EntryTraits : std::uint8_t { kBallot = 1U << 0, kShuffle = 1U << 1 };
+
 struct Entry {
     std::string cuda;
     std::string hip;
@@ -44,6 +47,7 @@ struct Entry {
     std::uint16_t family = 0;
     std::int16_t arg = -1;
     std::uint32_t since = 0;  // major * 100 + minor; 0 = any HIP
+    std::uint8_t traits = 0;  // EntryTraits, set by Table
 };
 
 // A family of APIs and the name prefixes that mark an unknown name as one of it.
@@ -69,8 +73,13 @@ private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
     std::vector<std::int32_t> slots_;  // open addressing; -1 = empty
+    // A one-hash filter on (length, first, second, last byte): most identifiers
+    // in real code (i, float, return, ...) are rejected without hashing them.
+    std::vector<std::uint64_t> filter_ = std::vector<std::uint64_t>(1024, 0);
     std::uint64_t mask_ = 0;
-    std::vector<std::pair<std::string, int>> prefixes_[256];  // by first byte, longest first
+    // Prefixes by their first two bytes, longest first: most names reach an empty bucket.
+    std::vector<std::vector<std::pair<std::string, int>>> prefixes_ =
+        std::vector<std::vector<std::pair<std::string, int>>>(65536);
 };
 
 }  // namespace cass
