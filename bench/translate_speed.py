@@ -383,7 +383,7 @@ def measure_stages(
         c1 = clock()
         check_source(data, str(src), settings.max_bytes)
         c2 = clock()
-        data.strip()
+        _ = not data or data.isspace()
         c3 = clock()
         hip = settings.resolved_hip_version()
         c4 = clock()
@@ -402,11 +402,9 @@ def measure_stages(
         }
         stats = Stats(counts, lines, len(data))
         c6 = clock()
-        result = Translation(
-            text=text.decode("utf-8"), diagnostics=tuple(diagnostics), stats=stats, path=path
-        )
+        result = Translation(data=text, diagnostics=tuple(diagnostics), stats=stats, path=path)
         c7 = clock()
-        out = result.text.encode("utf-8")
+        out = result.data
         c8 = clock()
         write_atomic(dst, out, inputs=inputs)
         c9 = clock()
@@ -506,12 +504,12 @@ def render_markdown(res: dict[str, Any], notes: str) -> str:
     labels = {
         "read": "read (`is_dir`, `stat`, `read_bytes`)",
         "utf8_check": "input check (`check_source`: NUL scan + UTF-8 decode)",
-        "empty_check": "empty-input check (`data.strip()`)",
+        "empty_check": "empty-input check (`data.isspace()`)",
         "hip_version": "`settings.resolved_hip_version()` per file",
         "core": "C++ core (`_core.translate`)",
         "to_python": "diagnostics -> `Diagnostic` objects, stats",
-        "decode_output": "output bytes -> str (`Translation.text`)",
-        "encode_output": "str -> bytes for writing",
+        "decode_output": "`Translation` object (keeps the output bytes)",
+        "encode_output": "output bytes for writing (`Translation.data`)",
         "write_atomic": "`write_atomic` (mkstemp, write, chmod, rename)",
     }
     for name, secs in stages.items():
