@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = ["Diagnostic", "Severity"]
 
@@ -11,9 +10,11 @@ Severity = Literal["note", "warning", "error"]
 SEVERITIES: tuple[Severity, ...] = ("note", "warning", "error")
 
 
-@dataclass(frozen=True)
-class Diagnostic:
-    """One finding about a source, positioned at a 1-based line and byte column."""
+class Diagnostic(NamedTuple):
+    """One finding about a source, positioned at a 1-based line and byte column.
+
+    A named tuple: a file can carry thousands, and tuples are cheap to build.
+    """
 
     path: str
     line: int

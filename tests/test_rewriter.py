@@ -231,3 +231,9 @@ def test_value_returning_surface_reads_become_out_parameter_calls() -> None:
 def test_graph_instantiate_short_form() -> None:
     assert hip("cudaGraphInstantiate(&e, g, 0);") == "hipGraphInstantiateWithFlags(&e, g, 0);"
     assert hip("cudaGraphInstantiate(&e, g);") == "hipGraphInstantiateWithFlags(&e, g, 0);"
+
+
+def test_upper_case_calls_are_project_macros() -> None:
+    # Defined in a header CASS does not see: a macro, not an unknown cuBLAS API.
+    assert "cass-unknown-api" not in rules("CUBLAS_CHECK(cublasCreate(&h));")
+    assert "cass-unknown-api" in rules("int s = CUBLAS_STATUS_NOT_A_THING;")

@@ -921,7 +921,12 @@ void Rewriter::on_identifier(int i) {
         return;
     }
     const int family = t_.guess_family(w);
-    if (family >= 0 && declared_.count(w) == 0) {
+    if (family < 0 || declared_.count(w) != 0) return;
+    // CUBLAS_CHECK(...): CUDA libraries have no upper-case functions, so an
+    // upper-case name called like a function is the project's own macro.
+    const bool upper =
+        std::none_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    if (!(upper && is_punct(next_sig(i), "("))) {
         diag(i, Severity::Warning, "unknown-api",
              "'" + std::string(w) + "' is not a known CUDA API; it was left unchanged");
         count(family, false);
