@@ -50,6 +50,17 @@ def test_there_are_enough_fixtures() -> None:
     assert sum(bool(f.directives.get("HAZARDS")) for f in FIXTURES) >= 27
 
 
+def test_goldens_show_every_hazard() -> None:
+    """Each hazard CASS scans for fires on at least one real program."""
+    seen = "".join(p.read_text(encoding="utf-8") for p in GOLDEN.glob("*.diag"))
+    hazards = {
+        "warp-mask", "warp-mask32", "warp-lane-arith", "warp-size-literal", "lane-mask-width",
+        "ballot-width", "shfl-width", "shfl-offset", "inline-ptx", "texture-reference",
+        "cuda-arch", "cuda-version", "unsupported-api", "hip-version", "behavior-differs",
+    }  # fmt: skip
+    assert {h for h in hazards if f"[cass-{h}]" not in seen} == set()
+
+
 @pytest.mark.parametrize("fixture", FIXTURES, ids=ids)
 def test_golden_translation(fixture: Fixture) -> None:
     for source in [fixture.path, *fixture.headers]:
