@@ -92,6 +92,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("hip_version"),
           py::arg("ggl"), py::arg("rename_cu_includes"), py::arg("cuda_arch"),
           py::arg("cuda_version"));
-    m.def("tokens", &tokens, py::arg("source"),
-          "(begin, end, kind, flags) of every token; kinds as cass::TokenKind");
+    m.def(
+        "tokens", &tokens, py::arg("source"),
+        "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
 }

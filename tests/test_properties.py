@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -89,14 +91,18 @@ def test_empty_table_preserves_cuda_like_text(text: str) -> None:
     assert run(data, EMPTY) == data
 
 
+BLANK_GAP = re.compile(rb"(?:[ \t\r\f\v]|\\\r?\n)*")
+
+
 @given(any_bytes)
 @settings(max_examples=300)
-def test_tokens_cover_every_byte(data: bytes) -> None:
+def test_tokens_and_blank_gaps_cover_every_byte(data: bytes) -> None:
     at = 0
     for begin, end, _kind, _flags in _core.tokens(data):
-        assert begin == at and end > begin
+        assert begin >= at and end > begin
+        assert BLANK_GAP.fullmatch(data[at:begin]), data[at:begin]
         at = end
-    assert at == len(data)
+    assert BLANK_GAP.fullmatch(data[at:])
 
 
 @given(cuda_like, st.booleans())

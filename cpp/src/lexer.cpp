@@ -18,7 +18,40 @@ constexpr std::array<std::uint8_t, 256> make_class_table() {
 }
 constexpr auto kClass = make_class_table();
 
-inline bool ident_start(unsigned char c) { return kClass[c] == 1; }
+enum Dispatch : std::uint8_t {
+    kPunct,
+    kIdentStart,
+    kDigit,
+    kBlank,
+    kNewline,
+    kBackslash,
+    kSlash,
+    kHash,
+    kLess,
+    kDoubleQuote,
+    kSingleQuote,
+    kDot,
+};
+
+constexpr std::array<std::uint8_t, 256> make_dispatch_table() {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        if (kClass[c] == 1) t[c] = kIdentStart;
+        if (kClass[c] == 2) t[c] = kDigit;
+    }
+    for (const char c : {' ', '\t', '\r', '\f', '\v'}) t[static_cast<unsigned char>(c)] = kBlank;
+    t['\n'] = kNewline;
+    t['\\'] = kBackslash;
+    t['/'] = kSlash;
+    t['#'] = kHash;
+    t['<'] = kLess;
+    t['"'] = kDoubleQuote;
+    t['\''] = kSingleQuote;
+    t['.'] = kDot;
+    return t;
+}
+constexpr auto kDispatch = make_dispatch_table();
+
 inline bool ident_char(unsigned char c) { return kClass[c] != 0; }
 inline bool is_digit(unsigned char c) { return kClass[c] == 2; }
 
@@ -27,10 +60,7 @@ public:
     explicit Lexer(std::string_view src) : s_(src), n_(src.size()) { toks_.reserve(n_ / 3 + 16); }
 
     std::vector<Token> run() {
-        if (s_.substr(0, 3) == "\xEF\xBB\xBF") {  // a UTF-8 byte order mark is blank space
-            i_ = 3;
-            emit(0, TokenKind::Whitespace);
-        }
+        if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a UTF-8 byte order mark is blank
         while (i_ < n_) step();
         return std::move(toks_);
     }
@@ -59,6 +89,9 @@ private:
     }
 
     void emit(std::size_t begin, TokenKind kind, std::uint8_t flags = 0) {
+        // Blanks are the gaps between tokens: keeping them out halves what every
+        // later pass walks, and the byte offsets still say where they are.
+        if (kind == TokenKind::Whitespace) return;
         if (in_directive_ && kind != TokenKind::Newline) flags |= kInDirective;
         toks_.push_back(
             Token{static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(i_), kind, flags});
@@ -74,65 +107,73 @@ private:
 
     void step() {
         const std::size_t b = i_;
-        const unsigned char c = at(i_);
-        // Identifiers and blanks are most of any source: test them first.
-        if (ident_start(c)) {
-            identifier_or_prefixed_literal();
-            return;
-        }
-        if (c == ' ' || c == '\t') {
-            ++i_;
-            while (i_ < n_ && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-            if (i_ < n_ && (s_[i_] == '\r' || s_[i_] == '\f' || s_[i_] == '\v' || s_[i_] == '\\')) {
-                blanks();
-            }
-            emit(b, TokenKind::Whitespace);
-            return;
-        }
-        if (c == '\n') {
-            ++i_;
-            emit(b, TokenKind::Newline);
-            return;
-        }
-        if (c == '\r' || c == '\f' || c == '\v' || splice_at(i_)) {
-            blanks();
-            emit(b, TokenKind::Whitespace);
-            return;
-        }
-        if (c == '/' && at(i_ + 1) == '/') {
-            line_comment();
-            return;
-        }
-        if (c == '/' && at(i_ + 1) == '*') {
-            block_comment();
-            return;
-        }
-        if (c == '#' && line_start_) {
-            ++i_;
-            in_directive_ = true;
-            directive_tokens_ = 0;
-            emit(b, TokenKind::Punct, kDirectiveHash);
-            return;
-        }
-        if (expect_header_ && (c == '<' || c == '"')) {
-            header_name();
-            return;
-        }
-        if (ident_start(c)) {
-            identifier_or_prefixed_literal();
-            return;
-        }
-        if (is_digit(c) || (c == '.' && is_digit(at(i_ + 1)))) {
-            number();
-            return;
-        }
-        if (c == '"') {
-            quoted('"', TokenKind::String);
-            return;
-        }
-        if (c == '\'') {
-            quoted('\'', TokenKind::Char);
-            return;
+        const unsigned char c = static_cast<unsigned char>(s_[i_]);
+        // One table lookup picks the token's kind from its first byte.
+        switch (kDispatch[c]) {
+            case kIdentStart:
+                identifier_or_prefixed_literal();
+                return;
+            case kBlank:  // blanks are gaps between tokens, never tokens
+                ++i_;
+                while (i_ < n_ && kDispatch[static_cast<unsigned char>(s_[i_])] == kBlank) ++i_;
+                if (i_ < n_ && s_[i_] == '\\') blanks();
+                return;
+            case kNewline:
+                ++i_;
+                emit(b, TokenKind::Newline);
+                return;
+            case kBackslash:
+                if (splice_at(i_) != 0) {
+                    blanks();
+                    return;
+                }
+                break;
+            case kSlash:
+                if (at(i_ + 1) == '/') {
+                    line_comment();
+                    return;
+                }
+                if (at(i_ + 1) == '*') {
+                    block_comment();
+                    return;
+                }
+                break;
+            case kHash:
+                if (line_start_) {
+                    ++i_;
+                    in_directive_ = true;
+                    directive_tokens_ = 0;
+                    emit(b, TokenKind::Punct, kDirectiveHash);
+                    return;
+                }
+                break;
+            case kLess:
+                if (expect_header_) {
+                    header_name();
+                    return;
+                }
+                break;
+            case kDoubleQuote:
+                if (expect_header_) {
+                    header_name();
+                } else {
+                    quoted('"', TokenKind::String);
+                }
+                return;
+            case kSingleQuote:
+                quoted('\'', TokenKind::Char);
+                return;
+            case kDigit:
+                number();
+                return;
+            case kDot:
+                if (is_digit(at(i_ + 1))) {
+                    number();
+                    return;
+                }
+                break;
+            default:
+                break;
         }
         punct();
     }

@@ -176,8 +176,11 @@ std::string Rewriter::render(int first, int last) const {
     std::string out;
     if (first < 0) return out;
     for (int k = first; k <= last; ++k) {
+        if (k > first) {  // the blanks between tokens
+            out.append(s_.data() + toks_[k - 1].end, toks_[k].begin - toks_[k - 1].end);
+        }
         if (toks_[k].kind == TokenKind::Identifier) {
-            const Entry* e = t_.find(text(k), false);
+            const Entry* e = entries_[k];
             if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
                 out += e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
                 continue;

@@ -17,13 +17,31 @@ void check(bool ok, const char* what) {
     }
 }
 
+// Blanks between tokens: spaces, tabs, \r, \f, \v and backslash-newline splices.
+bool blank_gap(const std::string& s, std::uint32_t from, std::uint32_t to) {
+    for (std::uint32_t k = from; k < to; ++k) {
+        const char c = s[k];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') continue;
+        if (c == '\\' && k + 1 < to && s[k + 1] == '\n') {
+            ++k;
+            continue;
+        }
+        if (c == '\\' && k + 2 < to && s[k + 1] == '\r' && s[k + 2] == '\n') {
+            k += 2;
+            continue;
+        }
+        return false;
+    }
+    return true;
+}
+
 bool tokens_cover(const std::string& s) {
     std::uint32_t at = 0;
     for (const auto& t : cass::lex(s)) {
-        if (t.begin != at || t.end <= t.begin) return false;
+        if (t.begin < at || t.end <= t.begin || !blank_gap(s, at, t.begin)) return false;
         at = t.end;
     }
-    return at == s.size();
+    return at <= s.size() && blank_gap(s, at, static_cast<std::uint32_t>(s.size()));
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // A CUDA C++ lexer that keeps every byte.
 //
-// The token stream covers the input exactly: concatenating the tokens' bytes
-// gives the input back, whatever it holds (binary, truncated, unbalanced).
-// That is what lets the rewriter change only the tokens it means to.
+// Tokens are byte ranges in order; the gaps between them are blanks (spaces,
+// tabs, \r, \f, \v, backslash-newline splices) and nothing else. So the
+// tokens and gaps cover the input exactly, whatever it holds (binary,
+// truncated, unbalanced), which lets the rewriter change only what it means to.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 namespace cass {
 
 enum class TokenKind : std::uint8_t {
-    Whitespace,   // spaces, tabs, \r, \f, \v and backslash-newline splices
+    Whitespace,   // blanks; lex() leaves them as gaps and never returns this kind
     Newline,      // one '\n'; ends a preprocessor directive
     Comment,      // // ... or /* ... */ (possibly unterminated)
     Identifier,   // including keywords; bytes >= 0x80 count as identifier bytes
