@@ -20,6 +20,7 @@ from .errors import CassError, UsageError
 if TYPE_CHECKING:
     from .api import Translation
     from .settings import Settings
+    from .stats import Stats
 
 __all__ = ["main"]
 
@@ -135,39 +136,37 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
         except CassError as exc:  # reported in order below; other files go on
             return exc
 
-    # The core releases the GIL, so threads translate files in parallel.
+    # The core releases the GIL, so threads translate files in parallel; outputs
+    # are written in input order as their translations arrive.
     jobs = max(1, min(args.jobs, len(pairs)))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(one, pairs))
     errors = warnings = failures = written = 0
-    for (_, target), result in zip(pairs, results, strict=True):
-        if isinstance(result, CassError):
-            failures += 1
-            _report(result, err)
-            continue
-        diagnostics = (
-            [d.promoted() for d in result.diagnostics] if args.werror else list(result.diagnostics)
-        )
-        for d in diagnostics:
-            errors += d.severity == "error"
-            warnings += d.severity == "warning"
-            if not args.quiet or d.severity == "error":
-                print(d, file=err)
-        data = result.data
-        if target is None:
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-            written += 1
-            continue
-        try:
-            write_atomic(target, data, inputs=inputs)
-            written += 1
-        except CassError as exc:  # e.g. it would overwrite an input; the others go on
-            failures += 1
-            _report(exc, err)
-    done = [r for r in results if not isinstance(r, CassError)]
+    done: list[tuple[str, Stats]] = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for (_, target), result in zip(pairs, pool.map(one, pairs), strict=True):
+            if isinstance(result, CassError):
+                failures += 1
+                _report(result, err)
+                continue
+            done.append((result.path, result.stats))
+            for found in result.diagnostics:
+                d = found.promoted() if args.werror else found
+                errors += d.severity == "error"
+                warnings += d.severity == "warning"
+                if not args.quiet or d.severity == "error":
+                    print(d, file=err)
+            if target is None:
+                sys.stdout.buffer.write(result.data)
+                sys.stdout.flush()
+                written += 1
+                continue
+            try:
+                write_atomic(target, result.data, inputs=inputs)
+                written += 1
+            except CassError as exc:  # e.g. it would overwrite an input; the others go on
+                failures += 1
+                _report(exc, err)
     if args.stats:
-        report = format_stats([(r.path, r.stats) for r in done], args.stats)
+        report = format_stats(done, args.stats)
         if args.stats_file:
             write_atomic(args.stats_file, report.encode(), inputs=inputs)
         else:
