@@ -39,17 +39,34 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    tr = sub.add_parser("translate", help="translate CUDA sources to HIP", allow_abbrev=False)
+    tr = sub.add_parser(
+        "translate",
+        help="translate CUDA sources to HIP",
+        allow_abbrev=False,
+        epilog="exit status: 0 clean; 1 errors remain in the output (with --werror, any "
+        "warning); 2 usage or input errors. Diagnostics are documented in docs/diagnostics.md.",
+    )
     tr.add_argument("inputs", nargs="+", type=Path, metavar="FILE|SRC_DIR")
     out = tr.add_mutually_exclusive_group(required=True)
     out.add_argument("-o", "--output", type=Path, help="output file ('-' for stdout)")
     out.add_argument("--out-dir", type=Path, help="directory for the outputs")
     tr.add_argument("--hip-version", help="HIP release to target, e.g. 5.2 or 6.4")
-    tr.add_argument("--launch-syntax", choices=("chevrons", "ggl"), default=None)
+    tr.add_argument(
+        "--launch-syntax",
+        choices=("chevrons", "ggl"),
+        default=None,
+        help="keep k<<<g, b>>>(...) (default; HIP accepts it) or emit hipLaunchKernelGGL",
+    )
     tr.add_argument("--cuda-arch", type=int, default=None, help="assumed __CUDA_ARCH__ (700)")
     tr.add_argument("--cuda-version", type=int, default=None, help="assumed CUDART_VERSION")
     tr.add_argument("--werror", action="store_true", help="treat warnings as errors")
-    tr.add_argument("--stats", nargs="?", const="text", choices=("text", "json", "csv"))
+    tr.add_argument(
+        "--stats",
+        nargs="?",
+        const="text",
+        choices=("text", "json", "csv"),
+        help="converted/unconverted references per API family, per file and in total",
+    )
     tr.add_argument("--stats-file", type=Path, help="write --stats there instead of stderr")
     tr.add_argument("--max-bytes", type=int, default=None, help="largest source accepted")
     tr.add_argument("-q", "--quiet", action="store_true", help="print errors only")
