@@ -81,6 +81,7 @@ void Rewriter::index_tokens() {
             const std::string_view w = text(i);
             entries_[i] = t_.find(w, false);
             if (w.size() == 3 && w == "for") fors_.push_back(i);
+            note_declaration(i);
             continue;
         }
         if (t.kind == TokenKind::LaunchOpen) {
@@ -224,54 +225,47 @@ void Rewriter::count(int family, bool converted) {
     }
 }
 
-// One pass over the identifiers: their table entries (each name is hashed once
-// per translation), and what the file declares: its own CUDA-looking names,
-// variables of CUDA types, full-mask constants, cudaMemLocation variables.
-void Rewriter::prescan() {
-    for (int i = 0; i < ntok_; ++i) {
-        const Token& t = toks_[i];
-        if (t.kind != TokenKind::Identifier) continue;
-        const int p = prev_sig(i);
-        if (p < 0) continue;
-        const std::string_view w = text(i);
-        const std::string_view pw = text(p);
-        if (toks_[p].kind == TokenKind::Identifier) {
-            if (in_directive(i) && pw == "define") {
-                declared_.insert(w);
-                // #define FULL_MASK 0xffffffff
-                const int v = next_sig(i);
-                if (v >= 0 && in_directive(v) && toks_[v].kind == TokenKind::Number) {
-                    int after = v + 1;
-                    while (after < ntok_ && (toks_[after].kind == TokenKind::Whitespace ||
-                                             toks_[after].kind == TokenKind::Comment)) {
-                        ++after;
-                    }
-                    const bool alone = after >= ntok_ || toks_[after].kind == TokenKind::Newline;
-                    if (alone && is_full_mask(Arg{v, v})) full_masks_.insert(w);
-                }
-            } else if (pw == "cudaMemLocation") {
-                int init = next_sig(i);
-                if (is_punct(init, "=")) init = next_sig(init);
-                if (is_ident(init) && text(init) == "cudaMemLocation") init = next_sig(init);
-                location_vars_[w] = is_punct(init, "{") ? init : -1;
-                declared_.insert(w);
-            } else if (!in_directive(i)) {
-                const Entry* type = entries_[p];
-                if (type != nullptr && type->kind == Kind::Type) var_types_[w] = pw;
-                if (entries_[i] == nullptr && t_.guess_family(w) >= 0 &&
-                    !is_non_declaring_keyword(pw)) {
-                    declared_.insert(w);  // the file's own cudaCheck(), not an unknown API
-                }
-                // constexpr unsigned kFull = 0xffffffffu;
-                const int eq = next_sig(i);
-                if (is_punct(eq, "=")) {
-                    const int v = next_sig(eq);
-                    const int semi = next_sig(v);
-                    if (v >= 0 && toks_[v].kind == TokenKind::Number && is_punct(semi, ";") &&
-                        is_full_mask(Arg{v, v})) {
-                        full_masks_.insert(w);
-                    }
-                }
+// What the file declares, seen from identifier `i` during indexing: its own
+// CUDA-looking names, variables of CUDA types, full-mask constants and
+// cudaMemLocation variables. Later tokens are lexed already, so it may look ahead.
+void Rewriter::note_declaration(int i) {
+    const int p = prev_sig(i);
+    if (p < 0 || toks_[p].kind != TokenKind::Identifier) return;
+    const std::string_view w = text(i);
+    const std::string_view pw = text(p);
+    if (in_directive(i) && pw == "define") {
+        declared_.insert(w);
+        // #define FULL_MASK 0xffffffff
+        const int v = next_sig(i);
+        if (v >= 0 && in_directive(v) && toks_[v].kind == TokenKind::Number) {
+            int after = v + 1;
+            while (after < ntok_ && (toks_[after].kind == TokenKind::Whitespace ||
+                                     toks_[after].kind == TokenKind::Comment)) {
+                ++after;
+            }
+            const bool alone = after >= ntok_ || toks_[after].kind == TokenKind::Newline;
+            if (alone && is_full_mask(Arg{v, v})) full_masks_.insert(w);
+        }
+    } else if (pw == "cudaMemLocation") {
+        int init = next_sig(i);
+        if (is_punct(init, "=")) init = next_sig(init);
+        if (is_ident(init) && text(init) == "cudaMemLocation") init = next_sig(init);
+        location_vars_[w] = is_punct(init, "{") ? init : -1;
+        declared_.insert(w);
+    } else if (!in_directive(i)) {
+        const Entry* type = entries_[p];
+        if (type != nullptr && type->kind == Kind::Type) var_types_[w] = pw;
+        if (entries_[i] == nullptr && t_.guess_family(w) >= 0 && !is_non_declaring_keyword(pw)) {
+            declared_.insert(w);  // the file's own cudaCheck(), not an unknown API
+        }
+        // constexpr unsigned kFull = 0xffffffffu;
+        const int eq = next_sig(i);
+        if (is_punct(eq, "=")) {
+            const int v = next_sig(eq);
+            const int semi = next_sig(v);
+            if (v >= 0 && toks_[v].kind == TokenKind::Number && is_punct(semi, ";") &&
+                is_full_mask(Arg{v, v})) {
+                full_masks_.insert(w);
             }
         }
     }
@@ -1056,7 +1050,6 @@ void Rewriter::report_truncation() {
 
 Result Rewriter::run() {
     index_tokens();
-    prescan();
     scan_loops();
     for (int i = 0; i < ntok_; ++i) {
         const Token& t = toks_[i];

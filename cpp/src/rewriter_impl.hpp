@@ -90,7 +90,7 @@ public:
     void hazard_texture(int i);
 
 private:
-    void prescan();
+    void note_declaration(int i);
     void index_tokens();
     void on_directive(int hash);
     void on_identifier(int i);

@@ -1,17 +1,24 @@
 #include "cass/table.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cass {
 namespace {
 
-// FNV-1a: short keys, no allocation, good enough spread for a few thousand names.
 inline std::uint64_t hash_name(std::string_view s, bool include) {
-    std::uint64_t h = include ? 0x9e3779b97f4a7c15ULL : 1469598103934665603ULL;
-    for (const char c : s) {
-        h ^= static_cast<unsigned char>(c);
-        h *= 1099511628211ULL;
+    // Eight bytes at a time: identifiers are short, so this is one or two rounds.
+    std::uint64_t h = (include ? 0x9e3779b97f4a7c15ULL : 0x2545f4914f6cdd1dULL) ^ s.size();
+    std::size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, s.data() + i, 8);
+        h = (h ^ v) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
     }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, s.data() + i, s.size() - i);
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
     return h ^ (h >> 29);
 }
 
