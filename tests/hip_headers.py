@@ -13,6 +13,8 @@ import subprocess
 from pathlib import Path
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# String and character literals: a name inside static_assert("...") text is not a declaration.
+_LITERAL = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 
 
 def hipcc() -> str | None:
@@ -42,4 +44,5 @@ def declared_identifiers(headers: list[str], workdir: Path) -> set[str]:
         env=env,
         capture_output=True,
     )
-    return {m.decode() for m in _WORD.findall(out.read_bytes())}
+    text = _LITERAL.sub(b" ", out.read_bytes())
+    return {m.decode() for m in _WORD.findall(text)}
