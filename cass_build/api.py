@@ -50,7 +50,7 @@ def _finish(data: bytes, path: str, settings: Settings) -> Translation:
     result = translate_bytes(data, path, settings)
     diagnostics += result.diagnostics
     return Translation(
-        data=result.text,
+        data=result.data,
         diagnostics=tuple(diagnostics),
         stats=result.stats,
         path=path,

@@ -59,10 +59,10 @@ def core_table(directory: str | None = None) -> Any:
 class RuleResult:
     """Output bytes, diagnostics and stats of one rule translation."""
 
-    __slots__ = ("diagnostics", "stats", "text")
+    __slots__ = ("data", "diagnostics", "stats")
 
-    def __init__(self, text: bytes, diagnostics: list[Diagnostic], stats: Stats) -> None:
-        self.text = text
+    def __init__(self, data: bytes, diagnostics: list[Diagnostic], stats: Stats) -> None:
+        self.data = data
         self.diagnostics = diagnostics
         self.stats = stats
 
