@@ -165,12 +165,14 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
                 _report(result, err)
                 continue
             done.append((result.path, result.stats))
+            shown = []
             for found in result.diagnostics:
                 d = found.promoted() if args.werror else found
                 errors += d.severity == "error"
                 warnings += d.severity == "warning"
                 if not args.quiet or d.severity == "error":
-                    print(d, file=err)
+                    shown.append(f"{d}\n")
+            err.write("".join(shown))  # one write per file, not per diagnostic
             if target is None:
                 sys.stdout.buffer.write(result.data)
                 sys.stdout.flush()
