@@ -89,9 +89,6 @@ private:
     }
 
     void emit(std::size_t begin, TokenKind kind, std::uint8_t flags = 0) {
-        // Blanks are the gaps between tokens: keeping them out halves what every
-        // later pass walks, and the byte offsets still say where they are.
-        if (kind == TokenKind::Whitespace) return;
         if (in_directive_ && kind != TokenKind::Newline) flags |= kInDirective;
         toks_.push_back(
             Token{static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(i_), kind, flags});
@@ -99,7 +96,7 @@ private:
             line_start_ = true;
             in_directive_ = false;
             expect_header_ = false;
-        } else if (kind != TokenKind::Whitespace && kind != TokenKind::Comment) {
+        } else if (kind != TokenKind::Comment) {
             line_start_ = false;
             if (in_directive_) ++directive_tokens_;
         }

@@ -239,10 +239,7 @@ void Rewriter::note_declaration(int i) {
         const int v = next_sig(i);
         if (v >= 0 && in_directive(v) && toks_[v].kind == TokenKind::Number) {
             int after = v + 1;
-            while (after < ntok_ && (toks_[after].kind == TokenKind::Whitespace ||
-                                     toks_[after].kind == TokenKind::Comment)) {
-                ++after;
-            }
+            while (after < ntok_ && toks_[after].kind == TokenKind::Comment) ++after;
             const bool alone = after >= ntok_ || toks_[after].kind == TokenKind::Newline;
             if (alone && is_full_mask(Arg{v, v})) full_masks_.insert(w);
         }

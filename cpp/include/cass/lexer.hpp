@@ -13,7 +13,6 @@
 namespace cass {
 
 enum class TokenKind : std::uint8_t {
-    Whitespace,   // blanks; lex() leaves them as gaps and never returns this kind
     Newline,      // one '\n'; ends a preprocessor directive
     Comment,      // // ... or /* ... */ (possibly unterminated)
     Identifier,   // including keywords; bytes >= 0x80 count as identifier bytes
@@ -43,8 +42,7 @@ struct Token {
         return std::string_view(src.data() + begin, end - begin);  // in range by construction
     }
     [[nodiscard]] bool significant() const {
-        return kind != TokenKind::Whitespace && kind != TokenKind::Newline &&
-               kind != TokenKind::Comment;
+        return kind != TokenKind::Newline && kind != TokenKind::Comment;
     }
 };
 
