@@ -234,3 +234,9 @@ def test_upper_case_calls_are_project_macros() -> None:
     # Defined in a header CASS does not see: a macro, not an unknown cuBLAS API.
     assert "cass-unknown-api" not in rules("CUBLAS_CHECK(cublasCreate(&h));")
     assert "cass-unknown-api" in rules("int s = CUBLAS_STATUS_NOT_A_THING;")
+
+
+def test_version_number_does_not_swallow_a_following_quote() -> None:
+    # Found by Hypothesis: "12080'x" would lex as one number the second time.
+    once = hip("CUDART_VERSION'cudaMemcpy(cudaMalloc")
+    assert hip(once) == once

@@ -365,7 +365,11 @@ void Rewriter::rewrite_version_macro(const Entry& e, int i) {
         replace(i, i, e.hip);
         return;
     }
-    replace(i, i, std::to_string(o_.cuda_version));
+    // A quote right after would join the number as a digit separator ("12080'x"),
+    // lexing differently the next time: keep them apart.
+    const std::uint32_t end = toks_[i].end;
+    const bool quote_next = end < s_.size() && s_[end] == '\'';
+    replace(i, i, std::to_string(o_.cuda_version) + (quote_next ? " " : ""));
     if (once_.insert("cuda-version").second) {
         diag(i, Severity::Note, "cuda-version",
              std::string(text(i)) + " is taken as " + std::to_string(o_.cuda_version) +
