@@ -12,13 +12,13 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ._version import __version__
-from .errors import CassError, UsageError
+from .errors import CassError, UsageError, VerificationError
 
 if TYPE_CHECKING:
-    from .api import Translation
+    from .pipeline import PipelineOptions, Result
     from .settings import Settings
     from .stats import Stats
 
@@ -71,6 +71,74 @@ def _build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--max-bytes", type=int, default=None, help="largest source accepted")
     tr.add_argument("-q", "--quiet", action="store_true", help="print errors only")
     tr.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    pipe = tr.add_argument_group("verification (docs/pipeline.md)")
+    pipe.add_argument(
+        "--strategy",
+        help="auto (default: model, rules, hipify-perl, hipify-clang), or a comma-separated "
+        "chain of those, or exec:CMD; $CASS_STRATEGY",
+    )
+    pipe.add_argument(
+        "--verify",
+        choices=("auto", "none", "syntax", "compile", "run"),
+        help="check each translation: HIP front end, hipcc for every arch, or a run against "
+        "the CUDA original (default: $CASS_VERIFY, else auto = compile where hipcc exists)",
+    )
+    pipe.add_argument(
+        "--offload-arch",
+        action="append",
+        default=[],
+        metavar="ARCH",
+        help="AMD target to verify for, repeatable (default: $CASS_ARCHS, "
+        "$CMAKE_HIP_ARCHITECTURES, $PYTORCH_ROCM_ARCH, else gfx90a and gfx1030)",
+    )
+    pipe.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="include directory for headers and verification",
+    )
+    pipe.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    pipe.add_argument(
+        "--hip-flags",
+        action="append",
+        default=[],
+        metavar="FLAGS",
+        help="extra hipcc flags for the verification compile, e.g. '-O2 -fPIC'",
+    )
+    pipe.add_argument(
+        "--mirror",
+        action="append",
+        default=[],
+        metavar="SRC_ROOT=OUT_ROOT",
+        help="also translate local headers under SRC_ROOT into OUT_ROOT",
+    )
+    pipe.add_argument(
+        "--object",
+        type=Path,
+        metavar="OBJ",
+        help="keep the object file of the compile check (with -o)",
+    )
+    pipe.add_argument("--depfile", type=Path, help="write a Makefile depfile (with -o)")
+    pipe.add_argument(
+        "--report",
+        type=Path,
+        help="JSON run report (default: "
+        "DIR/cass-report.json with --out-dir, else the cache's reports/last.json)",
+    )
+    pipe.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="keep a translation that fails verification, with a warning",
+    )
+    pipe.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+
+    ca = sub.add_parser("cache", help="inspect or clear the translation cache", allow_abbrev=False)
+    ca.add_argument("action", choices=("info", "clear", "dir"))
+
+    sub.add_parser("doctor", help="show the toolchains CASS found and what is missing")
 
     tb = sub.add_parser("tables", help="print the mapping tables", allow_abbrev=False)
     tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
@@ -137,34 +205,88 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
     return [(p, args.out_dir / n) for p, n in zip(inputs, names, strict=True)], False
 
 
+def _pipeline_options(
+    args: argparse.Namespace, settings: Settings, tree_roots: tuple[Path, Path] | None
+) -> PipelineOptions:
+    import shlex
+
+    from .pipeline import options_from_env
+    from .toolchain import parse_archs
+
+    mirror = []
+    for spec in args.mirror:
+        src, sep, dst = spec.partition("=")
+        if not sep or not src or not dst:
+            msg = f"--mirror {spec!r}: expected SRC_ROOT=OUT_ROOT"
+            raise UsageError(msg)
+        mirror.append((Path(src).resolve(), Path(dst).resolve()))
+    if tree_roots is not None:
+        mirror.append((tree_roots[0].resolve(), tree_roots[1].resolve()))
+    changes: dict[str, Any] = {
+        "settings": settings,
+        "include_dirs": tuple(args.include_dirs),
+        "defines": tuple(args.defines),
+        "flags": tuple(f for group in args.hip_flags for f in shlex.split(group)),
+        "mirror": tuple(mirror),
+        "allow_unverified": args.allow_unverified,
+        "use_cache": not args.no_cache,
+        "want_object": args.object is not None,
+    }
+    if args.strategy:
+        changes["strategy"] = args.strategy
+    if args.verify:
+        changes["verify"] = args.verify
+    if args.offload_arch:
+        changes["archs"] = tuple(a for v in args.offload_arch for a in parse_archs(v))
+    options = options_from_env(**changes)
+    if not args.verify and "CASS_VERIFY" not in os.environ:
+        options = options.replace(verify="auto")
+    return options
+
+
 def _translate(args: argparse.Namespace, err: TextIO) -> int:
-    from .api import translate_file
+    from .pipeline import translate_file, write_depfile
     from .sources import write_atomic
     from .stats import format_stats
 
     pairs, tree = _plan(args)
     settings = _settings(args, tree)
     settings.resolved_hip_version()
+    if (args.depfile or args.object) and (args.output is None or str(args.output) == "-"):
+        msg = "--depfile and --object need -o FILE"
+        raise UsageError(msg)
+    tree_roots = (args.inputs[0], args.out_dir) if tree else None
+    options = _pipeline_options(args, settings, tree_roots)
+    from .strategies import parse_chain
+
+    parse_chain(options.strategy)  # a bad --strategy is a usage error before any work
     inputs = frozenset(p.resolve() for p, _ in pairs)
 
-    def one(pair: tuple[Path, Path | None]) -> Translation | CassError:
+    def one(pair: tuple[Path, Path | None]) -> Result | CassError:
         try:
-            return translate_file(pair[0], options=settings)
+            return translate_file(pair[0], options)
         except CassError as exc:  # reported in order below; other files go on
             return exc
 
-    # The core releases the GIL, so threads translate files in parallel; outputs
-    # are written in input order as their translations arrive.
+    # The core releases the GIL and verification runs hipcc, so threads translate
+    # files in parallel; outputs are written in input order as results arrive.
     jobs = max(1, min(args.jobs, len(pairs)))
-    errors = warnings = failures = written = 0
+    errors = warnings = failures = written = unverified = 0
     done: list[tuple[str, Stats]] = []
+    reports: list[dict[str, object]] = []
+    progress = _Progress(len(pairs), err)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for (_, target), result in zip(pairs, pool.map(one, pairs), strict=True):
+        for (source, target), result in zip(pairs, pool.map(one, pairs), strict=True):
+            progress.advance(str(source))
             if isinstance(result, CassError):
                 failures += 1
-                _report(result, err)
+                if isinstance(result, VerificationError):
+                    unverified += 1
+                reports.append({"file": str(source), "failed": str(result)})
+                progress.write(_format_error(result))
                 continue
             done.append((result.path, result.stats))
+            reports.append(result.report())
             shown = []
             for found in result.diagnostics:
                 d = found.promoted() if args.werror else found
@@ -172,32 +294,137 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
                 warnings += d.severity == "warning"
                 if not args.quiet or d.severity == "error":
                     shown.append(f"{d}\n")
-            err.write("".join(shown))  # one write per file, not per diagnostic
-            if target is None:
-                sys.stdout.buffer.write(result.data)
-                sys.stdout.flush()
-                written += 1
-                continue
+            progress.write("".join(shown))  # one write per file, not per diagnostic
             try:
-                write_atomic(target, result.data, inputs=inputs)
+                if target is None:
+                    sys.stdout.buffer.write(result.data)
+                    sys.stdout.flush()
+                else:
+                    _write_outputs(result, target, inputs)
+                    if args.object is not None and result.object_data is not None:
+                        write_atomic(args.object, result.object_data, inputs=inputs)
+                    if args.depfile is not None:
+                        write_depfile(args.depfile, target, result.depends)
                 written += 1
             except CassError as exc:  # e.g. it would overwrite an input; the others go on
                 failures += 1
-                _report(exc, err)
+                progress.write(_format_error(exc))
+    progress.close()
     if args.stats:
         report = format_stats(done, args.stats)
         if args.stats_file:
             write_atomic(args.stats_file, report.encode(), inputs=inputs)
         else:
             err.write(report)
+    _write_report(args, options, reports, inputs)
     if not args.quiet:
+        levels = _levels_summary(reports)
         print(
-            f"cass: {written} file(s) translated: {errors} error(s), {warnings} warning(s)",
+            f"cass: {written} file(s) translated{levels}: {errors} error(s), {warnings} warning(s)",
             file=err,
         )
-    if failures:
+    if failures > unverified:
         return EXIT_USAGE
-    return EXIT_FINDINGS if errors else EXIT_OK
+    return EXIT_FINDINGS if errors or unverified else EXIT_OK
+
+
+def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> None:
+    from .pipeline import write_if_changed
+
+    write_if_changed(target, result.data, inputs)
+    for header, data in result.headers.items():
+        write_if_changed(header, data, inputs)
+
+
+def _levels_summary(reports: list[dict[str, object]]) -> str:
+    counts: dict[str, int] = {}
+    for r in reports:
+        if "level" in r:
+            key = f"{r['level']}" + (", cached" if r.get("cached") else "")
+            counts[key] = counts.get(key, 0) + 1
+    if not counts:
+        return ""
+    parts = []
+    for key, n in sorted(counts.items()):
+        label = (
+            key.replace("none", "unverified") if key.startswith("none") else f"verified to {key}"
+        )
+        parts.append(f"{n} {label}")
+    return " (" + ", ".join(parts) + ")"
+
+
+def _write_report(
+    args: argparse.Namespace,
+    options: PipelineOptions,
+    reports: list[dict[str, object]],
+    inputs: frozenset[Path],
+) -> None:
+    import json
+
+    from .sources import write_atomic
+
+    path = args.report
+    if path is None and args.out_dir is not None:
+        path = args.out_dir / "cass-report.json"
+    if path is None:
+        from .cache import cache_dir
+
+        path = cache_dir() / "reports" / "last.json"
+    doc = {
+        "cass": __version__,
+        "options": {
+            "strategy": options.strategy,
+            "verify": options.verify,
+            "archs": list(options.archs),
+            "hip_version": ".".join(map(str, options.settings.resolved_hip_version())),
+        },
+        "files": reports,
+    }
+    try:
+        write_atomic(path, (json.dumps(doc, indent=2) + "\n").encode(), inputs=inputs)
+    except CassError:
+        if args.report is not None:
+            raise  # the one the user asked for must be written
+
+
+class _Progress:
+    """A progress bar on a terminal for multi-file runs; plain lines otherwise."""
+
+    def __init__(self, total: int, err: TextIO) -> None:
+        self.err = err
+        self.bar: Any = None
+        if total > 1 and err.isatty():
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.task = self.bar.add_task("translating", total=total)
+            self.bar.start()
+
+    def advance(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, description=name[-40:])
+
+    def write(self, text: str) -> None:
+        if not text:
+            return
+        if self.bar is not None:
+            self.bar.console.print(text.rstrip("\n"), markup=False, highlight=False)
+        else:
+            self.err.write(text if text.endswith("\n") else text + "\n")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _format_error(exc: CassError) -> str:
+    if isinstance(exc, VerificationError):
+        lines = [str(exc), *(f"  note: {d}" for d in exc.details)]
+    else:
+        lines = [f"cass: error: {exc}"]
+    if exc.hint:
+        lines.append(f"cass: hint: {exc.hint}")
+    return "\n".join(lines) + "\n"
 
 
 def _report(exc: CassError, err: TextIO) -> None:
@@ -226,6 +453,20 @@ def _tables(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cache(args: argparse.Namespace) -> int:
+    from .cache import Cache
+
+    cache = Cache()
+    if args.action == "dir":
+        print(cache.root)
+    elif args.action == "info":
+        info = cache.info()
+        print(f"{info.path}: {info.entries} entries, {info.bytes / 2**20:.1f} MiB")
+    else:
+        print(f"cass: removed {cache.clear()} entries from {cache.root}")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int:
     """Run ``cass``; returns the exit code instead of exiting."""
     stream = err or sys.stderr
@@ -238,6 +479,12 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
             return _translate(args, stream)
         if args.command == "tables":
             return _tables(args)
+        if args.command == "cache":
+            return _cache(args)
+        if args.command == "doctor":
+            from .doctor import run_doctor
+
+            return run_doctor(sys.stdout)
         parser.print_help(stream)
         return EXIT_USAGE
     except CassError as exc:

@@ -6,7 +6,15 @@ its own line below it.
 
 from __future__ import annotations
 
-__all__ = ["CassError", "InputError", "OutputError", "TableError", "UsageError"]
+__all__ = [
+    "CassError",
+    "InputError",
+    "OutputError",
+    "TableError",
+    "ToolchainError",
+    "UsageError",
+    "VerificationError",
+]
 
 
 class CassError(Exception):
@@ -31,3 +39,19 @@ class OutputError(CassError):
 
 class UsageError(CassError):
     """The command line or options are inconsistent."""
+
+
+class ToolchainError(CassError):
+    """A tool CASS needs (hipcc, nvcc, a GPU) is missing; the hint says how to install it."""
+
+
+class VerificationError(CassError):
+    """No candidate translation passed verification.
+
+    ``str()`` is the first compiler error, pointing at the original source;
+    ``details`` holds the other messages and why each strategy failed.
+    """
+
+    def __init__(self, message: str, *, hint: str = "", details: tuple[str, ...] = ()) -> None:
+        super().__init__(message, hint=hint)
+        self.details = details

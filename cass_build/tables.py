@@ -28,6 +28,7 @@ __all__ = [
     "data_dir",
     "load_tables",
     "parse_version",
+    "tables_digest",
 ]
 
 KINDS = ("function", "type", "enum", "macro", "builtin", "include", "namespace", "member")
@@ -222,6 +223,21 @@ def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
         tmp.replace(path)
     except OSError:
         pass  # a read-only cache only costs the parse next time
+
+
+@functools.cache
+def tables_digest(directory: str | None = None) -> str:
+    """Changes whenever a table file changes (name, size, mtime), like make's staleness test.
+
+    Cheap on purpose: every cache lookup computes it, and a cache hit must cost
+    milliseconds. The tables' content hash keys the parsed-table cache instead.
+    """
+    root = Path(directory) if directory else data_dir()
+    digest = hashlib.sha256(str(root.resolve()).encode())
+    for path in sorted(root.glob("*.toml")):
+        st = path.stat()
+        digest.update(f"{path.name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:24]
 
 
 @functools.cache

@@ -1,0 +1,126 @@
+"""``cass doctor``: what CASS found on this machine, what is missing, how to install it."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from .toolchain import default_archs, find_hip, find_nvcc, install_hint, supported_archs
+
+__all__ = ["Check", "checks", "run_doctor"]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    found: str
+    """What was found, or why it is missing."""
+    needed_for: str
+    install: str = ""
+
+
+def _gpu() -> str | None:
+    if Path("/dev/kfd").exists():
+        return "AMD (/dev/kfd)"
+    if shutil.which("nvidia-smi") and any(Path("/dev").glob("nvidia[0-9]*")):
+        return "NVIDIA (/dev/nvidia*)"
+    return None
+
+
+def checks() -> list[Check]:
+    """Every tool CASS can use, found or not."""
+    found: list[Check] = []
+    hip = find_hip()
+    if hip is not None:
+        archs = supported_archs(hip)
+        where = f"{hip.hipcc} (HIP {hip.version_text}, {hip.layout} layout, {hip.rocm_path})"
+        found.append(Check("hipcc", True, where, "syntax and compile verification"))
+        found.append(
+            Check(
+                "device libraries",
+                hip.device_lib_dir is not None,
+                f"{hip.device_lib_dir} ({len(archs)} archs)" if hip.device_lib_dir else "missing",
+                "code objects for AMD GPUs",
+                "apt-get install -y rocm-device-libs",
+            )
+        )
+        found.append(Check("default archs", True, " ".join(default_archs()), "verification"))
+    else:
+        found.append(
+            Check(
+                "hipcc",
+                False,
+                "not found in $CASS_HIPCC, $ROCM_PATH, /opt/rocm, PATH",
+                "syntax and compile verification",
+                install_hint(),
+            )
+        )
+    nvcc = find_nvcc()
+    found.append(
+        Check(
+            "nvcc",
+            nvcc is not None,
+            f"{nvcc.nvcc} (CUDA {nvcc.version})" if nvcc else "not found",
+            "CUDA builds (CASS_BACKEND=cuda) and run verification on NVIDIA GPUs",
+            "install the CUDA toolkit (https://developer.nvidia.com/cuda-downloads)",
+        )
+    )
+    gpu = _gpu()
+    found.append(
+        Check(
+            "GPU",
+            gpu is not None,
+            gpu or "none",
+            "run verification",
+            "run on a machine with an AMD or NVIDIA GPU",
+        )
+    )
+    for tool, why, how in (
+        ("cmake", "find_package(CASS)", "pip install cmake"),
+        ("ninja", "the CMake examples", "pip install ninja"),
+        ("hipify-perl", "the hipify-perl strategy (optional)", "install ROCm's HIPIFY"),
+        ("hipify-clang", "the hipify-clang strategy (optional)", "install ROCm's HIPIFY"),
+    ):
+        path = shutil.which(tool)
+        found.append(Check(tool, path is not None, path or "not on PATH", why, how))
+    from .strategies import ModelStrategy
+
+    reason = ModelStrategy().unavailable()
+    found.append(
+        Check(
+            "model",
+            reason is None,
+            reason or "installed",
+            "the model strategy",
+            "pip install onnxruntime; the model ships with CASS releases",
+        )
+    )
+    from .cache import Cache
+
+    info = Cache().info()
+    found.append(
+        Check(
+            "cache",
+            True,
+            f"{info.path} ({info.entries} entries, {info.bytes / 2**20:.1f} MiB)",
+            "fast rebuilds",
+        )
+    )
+    return found
+
+
+def run_doctor(out: TextIO) -> int:
+    """Print the checks; exit 0 when verification can run here, else 1."""
+    results = checks()
+    for c in results:
+        mark = "ok " if c.ok else "-- "
+        out.write(f"{mark} {c.name:<17} {c.found}\n")
+    missing = [c for c in results if not c.ok and c.install]
+    if missing:
+        out.write("\nmissing:\n")
+        for c in missing:
+            out.write(f"  {c.name} (for {c.needed_for}): {c.install}\n")
+    return 0 if results[0].ok else 1

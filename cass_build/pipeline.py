@@ -1,0 +1,539 @@
+"""The translation pipeline: translate → verify → fall back → cache.
+
+``translate_file`` runs the strategy chain on one source. Every candidate is
+verified at the requested level; the first that passes wins, and the result
+records which strategy won, the evidence (tool, version, archs, command) and
+why every other candidate lost. When none passes, ``VerificationError`` names
+the first compiler error at its line in the original ``.cu`` file, unless
+``allow_unverified`` turns that into a warning.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._version import __version__
+from .cache import Cache
+from .diagnostics import Diagnostic
+from .errors import ToolchainError, UsageError, VerificationError
+from .includes import local_includes
+from .settings import Settings
+from .sources import read_source, write_atomic
+from .stats import FamilyCount, Stats
+from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
+from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
+from .verify import LEVELS, Evidence, Outcome, Unit, verify
+
+__all__ = [
+    "Attempt",
+    "PipelineOptions",
+    "Result",
+    "options_from_env",
+    "translate_file",
+    "translate_to",
+    "write_depfile",
+    "write_if_changed",
+]
+
+HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """How one file goes through the pipeline. Defaults suit a build."""
+
+    strategy: str = "auto"
+    """``auto`` or a comma-separated chain of model, rules, hipify-perl, hipify-clang, exec:CMD."""
+    verify: str = "compile"
+    """none, syntax, compile or run; ``auto`` is compile where hipcc exists, else none (warned)."""
+    archs: tuple[str, ...] = ()
+    """AMD targets; empty means CASS_ARCHS, CMAKE_HIP_ARCHITECTURES, PYTORCH_ROCM_ARCH or the
+    toolchain's default (gfx90a and gfx1030)."""
+    include_dirs: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    """Extra hipcc flags for the verification compile (and the object, when one is asked for)."""
+    mirror: tuple[tuple[Path, Path], ...] = ()
+    """(source root, output root): local headers under a source root are translated as well."""
+    allow_unverified: bool = False
+    use_cache: bool = True
+    want_object: bool = False
+    """Keep the object file of the compile check, so a build need not compile twice."""
+    settings: Settings = field(default_factory=Settings)
+
+    def replace(self, **changes: Any) -> PipelineOptions:
+        return dataclasses.replace(self, **changes)
+
+
+def options_from_env(environ: Mapping[str, str] | None = None, **changes: Any) -> PipelineOptions:
+    """Options with ``CASS_STRATEGY``, ``CASS_VERIFY`` and the ``CASS_*`` settings applied."""
+    env = os.environ if environ is None else environ
+    found: dict[str, Any] = {"settings": Settings.from_env(dict(env))}
+    if value := env.get("CASS_STRATEGY"):
+        found["strategy"] = value
+    if value := env.get("CASS_VERIFY"):
+        found["verify"] = value
+    found.update(changes)
+    return PipelineOptions(**found)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One strategy's turn: verified, failed (and why) or skipped (and why)."""
+
+    strategy: str
+    status: str
+    reason: str = ""
+    messages: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Result:
+    """The winning translation of one file and how it was reached."""
+
+    path: str
+    data: bytes
+    strategy: str
+    level: str
+    """The verification level reached: none, syntax, compile or run."""
+    verified: bool
+    attempts: tuple[Attempt, ...]
+    evidence: tuple[Evidence, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    stats: Stats
+    depends: tuple[Path, ...]
+    """The source and every local header it reaches (for depfiles)."""
+    headers: dict[Path, bytes]
+    """Translated headers, keyed by their output paths under the mirror roots."""
+    object_data: bytes | None = None
+    cached: bool = False
+    seconds: float = 0.0
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="surrogateescape")
+
+    @property
+    def errors(self) -> int:
+        return sum(d.severity == "error" for d in self.diagnostics)
+
+    @property
+    def warnings(self) -> int:
+        return sum(d.severity == "warning" for d in self.diagnostics)
+
+    def report(self) -> dict[str, Any]:
+        """This result as one entry of the JSON run report."""
+        return {
+            "file": self.path,
+            "strategy": self.strategy,
+            "level": self.level,
+            "verified": self.verified,
+            "cached": self.cached,
+            "seconds": round(self.seconds, 4),
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "notes": sum(d.severity == "note" for d in self.diagnostics),
+            "evidence": [e.as_dict() for e in self.evidence],
+            "attempts": [a.as_dict() for a in self.attempts],
+        }
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _mirror_target(path: Path, mirror: tuple[tuple[Path, Path], ...]) -> Path | None:
+    resolved = path.resolve()
+    for src, dst in mirror:
+        try:
+            return dst / resolved.relative_to(src.resolve())
+        except ValueError:
+            continue
+    return None
+
+
+def _resolve_level(options: PipelineOptions, toolchain: HipToolchain | None) -> tuple[str, str]:
+    """The level to verify at, and a warning when 'auto' had to settle for none."""
+    level = options.verify
+    if level == "auto":
+        if toolchain is None:
+            return "none", "not verified: no HIP toolchain found (hipcc)"
+        return "compile", ""
+    if level not in LEVELS:
+        msg = f"verification level {level!r}: expected auto, {', '.join(LEVELS)}"
+        raise UsageError(msg)
+    return level, ""
+
+
+def _candidate_unit(
+    strategy: Strategy,
+    src: Path,
+    data: bytes,
+    headers: dict[Path, bytes],
+    options: PipelineOptions,
+) -> tuple[Candidate, dict[Path, bytes]]:
+    candidate = strategy.translate(src, data, options.settings)
+    translated = {h: strategy.translate(h, d, options.settings).data for h, d in headers.items()}
+    return candidate, translated
+
+
+def _run_level(src: Path, hip: bytes, unit: Unit, outcome: Outcome) -> tuple[Outcome, str]:
+    """Run the program against its CUDA original; a missing GPU stops at compile (warned)."""
+    try:
+        from . import compare  # the differential runner
+    except ImportError:
+        return outcome, "run verification is not available in this build; verified to compile"
+    backend = compare.gpu_backend()
+    if backend is None:
+        return outcome, "run verification needs a GPU (none found); verified to compile"
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cass-run-") as name:
+        work = Path(name)
+        hip_path = work / (src.stem + ".hip")
+        hip_path.write_bytes(hip)
+        start = time.perf_counter()
+        result = compare.compare(src, hip_path, workdir=work, include_dirs=unit.include_dirs)
+        seconds = time.perf_counter() - start
+    evidence = Evidence("run", backend, "", (), f"cass compare {src} {hip_path.name}", seconds)
+    if not result.passed:
+        failed = Outcome(False, outcome.level, (*outcome.evidence, evidence), result.reason)
+        return failed, ""
+    return Outcome(True, "run", (*outcome.evidence, evidence), object_data=outcome.object_data), ""
+
+
+def _cache_key(
+    src: Path,
+    data: bytes,
+    deps: dict[Path, bytes],
+    options: PipelineOptions,
+    level: str,
+    archs: tuple[str, ...],
+    chain: list[Strategy],
+    toolchain: HipToolchain | None,
+) -> str:
+    settings = dataclasses.asdict(options.settings)
+    settings["hip_version"] = options.settings.resolved_hip_version()
+    return Cache.key(
+        {
+            "cass": __version__,
+            "source": [str(src), _sha(data)],
+            "deps": [[str(p), _sha(d)] for p, d in deps.items()],
+            "strategies": [s.fingerprint() for s in chain if s.unavailable() is None],
+            "chain": options.strategy,
+            "level": level,
+            "archs": archs,
+            "include_dirs": [str(p) for p in options.include_dirs],
+            "defines": options.defines,
+            "flags": options.flags,
+            "mirror": [[str(a), str(b)] for a, b in options.mirror],
+            "allow_unverified": options.allow_unverified,
+            "object": options.want_object,
+            "settings": settings,
+            "toolchain": toolchain.fingerprint() if toolchain and level != "none" else None,
+        }
+    )
+
+
+def _to_entry(result: Result) -> dict[str, Any]:
+    return {
+        "data": _b64(result.data),
+        "strategy": result.strategy,
+        "level": result.level,
+        "verified": result.verified,
+        "attempts": [a.as_dict() for a in result.attempts],
+        "evidence": [dataclasses.asdict(e) for e in result.evidence],
+        "diagnostics": [list(d) for d in result.diagnostics],
+        "stats": {
+            "families": {k: [v.converted, v.unconverted] for k, v in result.stats.families.items()},
+            "lines": result.stats.lines,
+            "bytes": result.stats.bytes,
+        },
+        "headers": {str(k): _b64(v) for k, v in result.headers.items()},
+        "object": _b64(result.object_data),
+        "seconds": result.seconds,
+    }
+
+
+def _from_entry(entry: dict[str, Any], path: str, depends: tuple[Path, ...]) -> Result:
+    stats = entry["stats"]
+    return Result(
+        path=path,
+        data=base64.b64decode(entry["data"]),
+        strategy=entry["strategy"],
+        level=entry["level"],
+        verified=entry["verified"],
+        attempts=tuple(
+            Attempt(a["strategy"], a["status"], a["reason"], tuple(a["messages"]), a["seconds"])
+            for a in entry["attempts"]
+        ),
+        evidence=tuple(
+            Evidence(
+                e["level"], e["tool"], e["version"], tuple(e["archs"]), e["command"], e["seconds"]
+            )
+            for e in entry["evidence"]
+        ),
+        diagnostics=tuple(Diagnostic(*d) for d in entry["diagnostics"]),
+        stats=Stats(
+            {k: FamilyCount(*v) for k, v in stats["families"].items()},
+            stats["lines"],
+            stats["bytes"],
+        ),
+        depends=depends,
+        headers={Path(k): base64.b64decode(v) for k, v in entry["headers"].items()},
+        object_data=_unb64(entry["object"]),
+        cached=True,
+        seconds=entry["seconds"],
+    )
+
+
+def translate_file(path: str | Path, options: PipelineOptions | None = None) -> Result:
+    """Translate and verify one CUDA source; the source itself is never modified."""
+    start = time.perf_counter()
+    opts = options or options_from_env()
+    src = Path(path)
+    data, _ = read_source(src, opts.settings.max_bytes)
+    deps: dict[Path, bytes] = {}
+    for header in local_includes(src, data, opts.include_dirs):
+        try:
+            deps[header] = header.read_bytes()
+        except OSError:
+            continue
+    depends = (src.resolve(), *deps)
+    chain, auto = parse_chain(opts.strategy)
+    is_header = src.suffix in HEADER_SUFFIXES
+    needs_tools = opts.verify not in ("none", "auto") and not is_header
+    toolchain = find_hip() if (needs_tools or opts.verify == "auto" or opts.want_object) else None
+    level, downgrade = _resolve_level(opts, toolchain)
+    if is_header:
+        level = "none"  # a header is verified through the sources that include it
+    if (level != "none" or opts.want_object) and toolchain is None:
+        if not opts.allow_unverified or opts.want_object:
+            msg = f"{src}: cannot verify: no HIP toolchain found (hipcc)"
+            raise ToolchainError(msg, hint=install_hint())
+        downgrade = f"not verified: no HIP toolchain found (hipcc); install: {install_hint()}"
+        level = "none"
+    archs = opts.archs or default_archs()
+    archs = tuple(a for arch in archs for a in parse_archs(arch))
+    if level != "none" and not archs:
+        msg = f"{src}: no AMD architecture to verify for"
+        raise UsageError(msg, hint="pass --offload-arch gfx90a or set CASS_ARCHS")
+    mirrored = {h: d for h, d in deps.items() if _mirror_target(h, opts.mirror) is not None}
+
+    cache = Cache() if opts.use_cache else None
+    key = ""
+    if cache is not None:
+        key = _cache_key(src, data, deps, opts, level, archs, chain, toolchain)
+        hit = cache.get(key)
+        if hit is None:
+            with cache.lock(key):
+                hit = cache.get(key)  # another process may have finished it meanwhile
+                if hit is None:
+                    result = _run_chain(
+                        src,
+                        data,
+                        mirrored,
+                        opts,
+                        chain,
+                        auto,
+                        level,
+                        archs,
+                        toolchain,
+                        depends,
+                        downgrade,
+                        start,
+                    )
+                    if not result.attempts or result.verified or level == "none":
+                        cache.put(key, _to_entry(result))
+                    return result
+        found = _from_entry(hit, str(src), depends)
+        return dataclasses.replace(found, seconds=time.perf_counter() - start)
+    return _run_chain(
+        src, data, mirrored, opts, chain, auto, level, archs, toolchain, depends, downgrade, start
+    )
+
+
+def _run_chain(
+    src: Path,
+    data: bytes,
+    mirrored: dict[Path, bytes],
+    opts: PipelineOptions,
+    chain: list[Strategy],
+    auto: bool,
+    level: str,
+    archs: tuple[str, ...],
+    toolchain: HipToolchain | None,
+    depends: tuple[Path, ...],
+    downgrade: str,
+    start: float,
+) -> Result:
+    attempts: list[Attempt] = []
+    fallback: tuple[str, Candidate, dict[Path, bytes]] | None = None
+    extra: list[Diagnostic] = []
+    if not data or data.isspace():
+        extra.append(
+            Diagnostic(
+                str(src), 1, 1, "warning", "cass-empty-input", "empty source file; nothing to do"
+            )
+        )
+    for strategy in chain:
+        reason = strategy.unavailable()
+        if reason is not None:
+            attempts.append(Attempt(strategy.name, "skipped" if auto else "failed", reason))
+            continue
+        t0 = time.perf_counter()
+        try:
+            candidate, headers = _candidate_unit(strategy, src, data, mirrored, opts)
+        except StrategyFailed as exc:
+            attempts.append(
+                Attempt(strategy.name, "failed", str(exc), (), time.perf_counter() - t0)
+            )
+            continue
+        if fallback is None or strategy.name == "rules":
+            fallback = (strategy.name, candidate, headers)
+        unit = Unit(
+            src, candidate.data, headers, opts.mirror, opts.include_dirs, opts.defines, opts.flags
+        )
+        outcome = verify(unit, level, archs, toolchain, keep_object=opts.want_object)
+        note = ""
+        if outcome.ok and level == "run":
+            outcome, note = _run_level(src, candidate.data, unit, outcome)
+        seconds = time.perf_counter() - t0
+        if not outcome.ok:
+            attempts.append(
+                Attempt(strategy.name, "failed", outcome.reason, outcome.messages, seconds)
+            )
+            continue
+        attempts.append(
+            Attempt(strategy.name, "verified" if level != "none" else "unverified", "", (), seconds)
+        )
+        warn = [w for w in (downgrade, note) if w]
+        extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
+        return Result(
+            path=str(src),
+            data=candidate.data,
+            strategy=strategy.name,
+            level=outcome.level,
+            verified=level != "none",
+            attempts=tuple(attempts),
+            evidence=outcome.evidence,
+            diagnostics=tuple(extra) + candidate.diagnostics,
+            stats=candidate.stats,
+            depends=depends,
+            headers=_header_outputs(headers, opts),
+            object_data=outcome.object_data,
+            seconds=time.perf_counter() - start,
+        )
+    failed = [a for a in attempts if a.status == "failed"]
+    why = "; ".join(f"{a.strategy}: {a.reason}" for a in failed) or "no strategy could run here"
+    if fallback is not None and opts.allow_unverified:
+        name, candidate, headers = fallback
+        message = f"no candidate passed the {level} check; using {name} unverified ({why})"
+        extra.append(Diagnostic(str(src), 0, 0, "warning", "cass-unverified", message))
+        return Result(
+            path=str(src),
+            data=candidate.data,
+            strategy=name,
+            level="none",
+            verified=False,
+            attempts=tuple(attempts),
+            evidence=(),
+            diagnostics=tuple(extra) + candidate.diagnostics,
+            stats=candidate.stats,
+            depends=depends,
+            headers=_header_outputs(headers, opts),
+            seconds=time.perf_counter() - start,
+        )
+    messages = next((a.messages for a in failed if a.messages), ())
+    first = messages[0] if messages else f"{src}: error: no candidate translation"
+    details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.status}: {a.reason}" for a in attempts)
+    msg = f"{first} [cass-verify-failed]"
+    hint = (
+        "fix the CUDA source at that line, try another --strategy, or pass "
+        "--allow-unverified to keep the translation anyway"
+    )
+    raise VerificationError(msg, hint=hint, details=details)
+
+
+def _header_outputs(headers: dict[Path, bytes], opts: PipelineOptions) -> dict[Path, bytes]:
+    outputs = {}
+    for original, data in headers.items():
+        target = _mirror_target(original, opts.mirror)
+        if target is not None:
+            outputs[target] = data
+    return outputs
+
+
+def write_if_changed(path: Path, data: bytes, inputs: frozenset[Path]) -> bool:
+    """Write unless the file already holds ``data``: unchanged files keep their timestamps."""
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    write_atomic(path, data, inputs=inputs)
+    return True
+
+
+def write_depfile(path: Path, target: Path, depends: tuple[Path, ...]) -> None:
+    """A Makefile-style depfile: ``target: dep dep ...`` with spaces escaped."""
+
+    def esc(p: Path) -> str:
+        return (
+            str(p).replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+        )
+
+    lines = [f"{esc(target)}:"] + [f" {esc(d)}" for d in depends]
+    write_if_changed(path, (" \\\n".join(lines) + "\n").encode(), frozenset())
+
+
+def translate_to(
+    path: str | Path,
+    output: str | Path,
+    options: PipelineOptions | None = None,
+    *,
+    object_path: str | Path | None = None,
+    depfile: str | Path | None = None,
+) -> Result:
+    """``translate_file``, then write the output, the mirrored headers and, if asked, the object.
+
+    Files whose bytes would not change are left alone, so builds that compare
+    timestamps rebuild only what really changed.
+    """
+    src = Path(path)
+    opts = options or options_from_env()
+    if object_path is not None and not opts.want_object:
+        opts = opts.replace(want_object=True)
+    result = translate_file(src, opts)
+    inputs = frozenset(result.depends)
+    out = Path(output)
+    write_if_changed(out, result.data, inputs)
+    for target, data in result.headers.items():
+        write_if_changed(target, data, inputs)
+    if object_path is not None and result.object_data is not None:
+        write_if_changed(Path(object_path), result.object_data, inputs)
+    if depfile is not None:
+        write_depfile(
+            Path(depfile), out.resolve() if not out.is_absolute() else out, result.depends
+        )
+    return result

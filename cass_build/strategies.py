@@ -1,0 +1,206 @@
+"""Translation strategies: each turns CUDA bytes into HIP bytes plus diagnostics.
+
+A strategy never verifies and never writes files; the pipeline does both. The
+``auto`` chain is: the learned model when one is installed, the rule tables,
+then ``hipify-perl`` / ``hipify-clang`` when they are on ``PATH``. ``exec:CMD``
+plugs in any other translator: CMD gets the source path as ``{in}`` and an
+output path as ``{out}`` (or, without ``{out}``, prints the HIP to stdout).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from .errors import UsageError
+from .stats import Stats
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic
+    from .settings import Settings
+
+__all__ = ["Candidate", "Strategy", "StrategyFailed", "parse_chain"]
+
+NAMES = ("model", "rules", "hipify-perl", "hipify-clang")
+_TOOL_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One strategy's translation of one file."""
+
+    data: bytes
+    diagnostics: tuple[Diagnostic, ...] = ()
+    stats: Stats = field(default_factory=Stats)
+
+
+class StrategyFailed(Exception):
+    """The strategy produced no candidate; the message says why, in one line."""
+
+
+class Strategy(Protocol):
+    name: str
+
+    def unavailable(self) -> str | None:
+        """Why this strategy cannot run here, or None when it can."""
+
+    def fingerprint(self) -> str:
+        """Changes whenever the strategy's output may change (cache keys)."""
+
+    def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate: ...
+
+
+class RulesStrategy:
+    name = "rules"
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def fingerprint(self) -> str:
+        from .tables import tables_digest
+
+        return "rules:" + tables_digest()
+
+    def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        from .rules import translate_bytes
+
+        result = translate_bytes(data, str(path), settings)
+        return Candidate(result.data, tuple(result.diagnostics), result.stats)
+
+
+def model_dir() -> Path:
+    """Where the packaged ONNX model lives (``CASS_MODEL_DIR`` overrides it)."""
+    if override := os.environ.get("CASS_MODEL_DIR"):
+        return Path(override)
+    return Path(str(resources.files("cass_build") / "data" / "model"))
+
+
+class ModelStrategy:
+    name = "model"
+
+    def unavailable(self) -> str | None:
+        if not (model_dir() / "model.onnx").is_file():
+            return f"no model installed ({model_dir() / 'model.onnx'} is missing)"
+        import importlib.util
+
+        if importlib.util.find_spec("onnxruntime") is None:
+            return "onnxruntime is not installed (pip install onnxruntime)"
+        return None
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for name in ("model.onnx", "vocab.json"):
+            try:
+                digest.update((model_dir() / name).read_bytes())
+            except OSError:
+                digest.update(b"-")
+        return "model:" + digest.hexdigest()[:16]
+
+    def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        import importlib
+
+        try:
+            model = importlib.import_module(".model", "cass_build")
+        except ImportError as exc:
+            msg = f"the model runner is not part of this build ({exc})"
+            raise StrategyFailed(msg) from None
+        text: bytes = model.translate_bytes(data, str(path), settings)
+        return Candidate(text)
+
+
+class ExternalStrategy:
+    """A translator run as a program: hipify-perl, hipify-clang or ``exec:CMD``."""
+
+    def __init__(self, name: str, argv: list[str]) -> None:
+        self.name = name
+        self.argv = argv
+
+    def unavailable(self) -> str | None:
+        if shutil.which(self.argv[0]) is None:
+            return f"{self.argv[0]} is not on PATH"
+        return None
+
+    def fingerprint(self) -> str:
+        exe = shutil.which(self.argv[0]) or self.argv[0]
+        try:
+            st = Path(exe).stat()
+            stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        except OSError:
+            stamp = "-"
+        return f"{self.name}:{exe}:{stamp}:" + " ".join(self.argv[1:])
+
+    def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        with tempfile.TemporaryDirectory(prefix="cass-ext-") as tmp:
+            out = Path(tmp) / (path.stem + ".hip")
+            argv = [a.replace("{in}", str(path)).replace("{out}", str(out)) for a in self.argv]
+            to_stdout = not any("{out}" in a for a in self.argv)
+            if not any("{in}" in a for a in self.argv):
+                argv.append(str(path))
+            try:
+                done = subprocess.run(
+                    argv, capture_output=True, timeout=_TOOL_TIMEOUT, check=False, cwd=tmp
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                msg = f"{argv[0]} did not run: {exc}"
+                raise StrategyFailed(msg) from None
+            if done.returncode != 0:
+                tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+                msg = f"{argv[0]} exited with {done.returncode}" + (f": {tail[0]}" if tail else "")
+                raise StrategyFailed(msg)
+            result = done.stdout if to_stdout else out.read_bytes() if out.is_file() else b""
+            if not result.strip():
+                msg = f"{argv[0]} produced no output"
+                raise StrategyFailed(msg)
+            return Candidate(result)
+
+
+def _one(spec: str) -> Strategy:
+    if spec == "rules":
+        return RulesStrategy()
+    if spec == "model":
+        return ModelStrategy()
+    if spec == "hipify-perl":
+        return ExternalStrategy(spec, ["hipify-perl", "{in}"])
+    if spec == "hipify-clang":
+        return ExternalStrategy(spec, ["hipify-clang", "{in}", "-o", "{out}", "--"])
+    if spec.startswith("exec:"):
+        argv = shlex.split(spec.removeprefix("exec:"))
+        if not argv:
+            msg = "--strategy exec: needs a command, e.g. exec:'my-tool {in} -o {out}'"
+            raise UsageError(msg)
+        return ExternalStrategy(spec, argv)
+    msg = f"--strategy {spec!r}: expected auto, {', '.join(NAMES)} or exec:CMD"
+    raise UsageError(msg)
+
+
+def parse_chain(spec: str) -> tuple[list[Strategy], bool]:
+    """The strategies ``spec`` names, and whether it was ``auto``.
+
+    ``auto`` expands to model, rules, hipify-perl, hipify-clang; those that
+    cannot run here are skipped (and the report says why). Named strategies
+    that cannot run are errors, since the user asked for them.
+    """
+    parts = (
+        [p.strip() for p in spec.split(",") if p.strip()]
+        if not spec.startswith("exec:")
+        else [spec]
+    )
+    if not parts:
+        parts = ["auto"]
+    chain: list[Strategy] = []
+    auto = False
+    for part in parts:
+        if part == "auto":
+            auto = True
+            chain += [_one(n) for n in NAMES]
+        else:
+            chain.append(_one(part))
+    return chain, auto

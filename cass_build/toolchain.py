@@ -1,0 +1,209 @@
+"""Finding the HIP toolchain: a real ROCm under ``/opt/rocm`` or Debian's ``/usr`` layout.
+
+Nothing here runs a compiler: discovery reads files and ``PATH`` only, so it is
+cheap enough for every build step. ``cass doctor`` prints what it finds.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "HipToolchain",
+    "NvccToolchain",
+    "arch_from_env",
+    "default_archs",
+    "find_hip",
+    "find_nvcc",
+    "install_hint",
+    "supported_archs",
+]
+
+#: The architectures verified when nothing asks for others: one CDNA, one RDNA.
+PREFERRED_ARCHS = ("gfx90a", "gfx1030")
+
+#: Variables naming target architectures, strongest first.
+ARCH_VARIABLES = ("CASS_ARCHS", "CMAKE_HIP_ARCHITECTURES", "PYTORCH_ROCM_ARCH")
+
+_APT_PACKAGES = "hipcc libamdhip64-dev rocm-device-libs"
+_VERSION_LINE = re.compile(rb"#define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)")
+_ARCH = re.compile(r"^gfx[0-9a-f]{3,4}(:[a-z+-:]+)?$")
+
+
+@dataclass(frozen=True)
+class HipToolchain:
+    """A HIP compiler driver and the ROCm tree it belongs to."""
+
+    hipcc: Path
+    rocm_path: Path
+    """``/opt/rocm`` (or ``$ROCM_PATH``) for a real ROCm, ``/usr`` for Debian's packages."""
+    layout: Literal["rocm", "debian"]
+    version: tuple[int, int, int]
+    device_lib_dir: Path | None
+
+    @property
+    def version_text(self) -> str:
+        return ".".join(map(str, self.version))
+
+    def env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment hipcc runs in: without HIP_PLATFORM=amd it silently picks nvcc."""
+        env = dict(os.environ if base is None else base)
+        env["HIP_PLATFORM"] = "amd"
+        env.setdefault("ROCM_PATH", str(self.rocm_path))
+        return env
+
+    def compile_flags(self) -> list[str]:
+        """Flags clang needs to find this HIP tree (hipcc finds it by itself)."""
+        return [f"--rocm-path={self.rocm_path}"]
+
+    def fingerprint(self) -> str:
+        """Changes when the compiler or its headers change: part of every cache key."""
+        parts = [str(self.hipcc), self.version_text]
+        for path in (self.hipcc, self.rocm_path / "include" / "hip" / "hip_version.h"):
+            try:
+                st = path.stat()
+                parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                parts.append("-")
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class NvccToolchain:
+    nvcc: Path
+    version: str
+
+
+def _rocm_candidates() -> list[Path]:
+    roots = []
+    for name in ("CASS_ROCM_PATH", "ROCM_PATH", "HIP_PATH"):
+        if value := os.environ.get(name):
+            roots.append(Path(value))
+    roots += [Path("/opt/rocm"), *sorted(Path("/opt").glob("rocm-*"), reverse=True), Path("/usr")]
+    return roots
+
+
+def _read_version(root: Path) -> tuple[int, int, int] | None:
+    try:
+        found = dict(_VERSION_LINE.findall((root / "include/hip/hip_version.h").read_bytes()))
+    except OSError:
+        return None
+    if b"MAJOR" not in found or b"MINOR" not in found:
+        return None
+    return (int(found[b"MAJOR"]), int(found[b"MINOR"]), int(found.get(b"PATCH", b"0")))
+
+
+def _device_libs(root: Path) -> Path | None:
+    candidates = [
+        root / "amdgcn" / "bitcode",
+        root / "lib" / "llvm" / "lib" / "clang",
+        *sorted(Path("/usr/lib").glob("llvm-*/lib/clang/*/lib/amdgcn/bitcode"), reverse=True),
+        Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"),
+    ]
+    for path in candidates:
+        if (path / "ockl.bc").is_file() or (path / "ockl.amdgcn.bc").is_file():
+            return path
+    return None
+
+
+@functools.cache
+def find_hip() -> HipToolchain | None:
+    """The HIP toolchain: ``$CASS_HIPCC``, a ROCm tree, or ``hipcc`` on ``PATH``."""
+    explicit = os.environ.get("CASS_HIPCC")
+    hipccs: list[tuple[Path, Path | None]] = []
+    if explicit:
+        hipccs.append((Path(explicit), None))
+    for root in _rocm_candidates():
+        hipccs.append((root / "bin" / "hipcc", root))
+    if on_path := shutil.which("hipcc"):
+        hipccs.append((Path(on_path), None))
+    for hipcc, given in hipccs:
+        if not (hipcc.is_file() and os.access(hipcc, os.X_OK)):
+            continue
+        # .../bin/hipcc -> ..., following a symlink into a ROCm tree.
+        root = given if given is not None else hipcc.resolve().parent.parent
+        version = _read_version(root) or _read_version(Path("/usr"))
+        if version is None:
+            continue
+        layout: Literal["rocm", "debian"] = "debian" if root == Path("/usr") else "rocm"
+        return HipToolchain(hipcc, root, layout, version, _device_libs(root))
+    return None
+
+
+@functools.cache
+def find_nvcc() -> NvccToolchain | None:
+    """nvcc from ``$CUDA_HOME``/``$CUDA_PATH``, ``/usr/local/cuda`` or ``PATH``."""
+    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    candidates = [Path(home) / "bin" / "nvcc" for home in homes if home]
+    candidates.append(Path("/usr/local/cuda/bin/nvcc"))
+    if on_path := shutil.which("nvcc"):
+        candidates.append(Path(on_path))
+    for nvcc in candidates:
+        if nvcc.is_file() and os.access(nvcc, os.X_OK):
+            version = "unknown"
+            info = nvcc.resolve().parent.parent / "version.json"
+            try:
+                import json
+
+                version = str(json.loads(info.read_text())["cuda"]["version"])
+            except (OSError, ValueError, KeyError, TypeError):
+                if m := re.search(r"cuda-(\d+\.\d+)", str(nvcc.resolve())):
+                    version = m.group(1)
+            return NvccToolchain(nvcc, version)
+    return None
+
+
+def supported_archs(toolchain: HipToolchain | None = None) -> tuple[str, ...]:
+    """The gfx targets whose device libraries this toolchain has."""
+    tc = toolchain or find_hip()
+    if tc is None or tc.device_lib_dir is None:
+        return ()
+    found = []
+    for bc in tc.device_lib_dir.glob("oclc_isa_version_*.bc"):
+        found.append("gfx" + bc.stem.removeprefix("oclc_isa_version_"))
+    return tuple(sorted(found))
+
+
+def arch_from_env(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, ...], str] | None:
+    """Architectures from CASS_ARCHS, CMAKE_HIP_ARCHITECTURES or PYTORCH_ROCM_ARCH."""
+    env = os.environ if environ is None else environ
+    for name in ARCH_VARIABLES:
+        if value := env.get(name, "").strip():
+            return parse_archs(value, name), name
+    return None
+
+
+def parse_archs(value: str, origin: str = "--offload-arch") -> tuple[str, ...]:
+    """``"gfx90a;gfx1030"``, ``"gfx90a,gfx1030"`` or ``"gfx90a gfx1030"`` as a tuple."""
+    from .errors import UsageError
+
+    archs = tuple(a for a in re.split(r"[;, ]+", value.strip()) if a)
+    for arch in archs:
+        if not _ARCH.match(arch):
+            msg = f"{origin}: {arch!r} is not an AMD GPU architecture (like gfx90a or gfx1030)"
+            raise UsageError(msg)
+    return archs
+
+
+def default_archs(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The archs to verify for: the environment's, else gfx90a and gfx1030 where supported."""
+    if found := arch_from_env(environ):
+        return found[0]
+    supported = supported_archs()
+    preferred = tuple(a for a in PREFERRED_ARCHS if not supported or a in supported)
+    return preferred or supported[:1]
+
+
+def install_hint() -> str:
+    """The one command that installs a HIP toolchain on this kind of machine."""
+    if Path("/etc/debian_version").exists():
+        return f"apt-get install -y {_APT_PACKAGES}   (or install ROCm into /opt/rocm)"
+    return "install ROCm (https://rocm.docs.amd.com) so that /opt/rocm/bin/hipcc exists"

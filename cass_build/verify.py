@@ -1,0 +1,212 @@
+"""Verification gates: does a candidate translation build for AMD targets?
+
+Levels, each including the one before: ``none``; ``syntax`` (the HIP front end
+for one AMD arch, ``-fsyntax-only``); ``compile`` (hipcc emits code objects for
+every requested arch); ``run`` (the program runs on a GPU and agrees with the
+CUDA original; see ``compare``). Verification never edits code: it compiles
+copies in a scratch directory and reports what the compiler said, with each
+message pointing at the original ``.cu`` line through ``#line`` directives.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .toolchain import HipToolchain
+
+__all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "level_index", "verify"]
+
+LEVELS = ("none", "syntax", "compile", "run")
+_COMPILE_TIMEOUT = 600.0
+_MESSAGE = re.compile(r"^(?P<where>[^:\n]+:\d+:\d+): (?P<kind>error|fatal error): (?P<text>.*)$")
+
+
+def level_index(level: str) -> int:
+    return LEVELS.index(level)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A translated file with everything it needs to compile on its own."""
+
+    source: Path
+    """The original CUDA file (messages point here)."""
+    data: bytes
+    headers: Mapping[Path, bytes] = field(default_factory=dict)
+    """Translated local headers, keyed by their original paths."""
+    mirror: Sequence[tuple[Path, Path]] = ()
+    include_dirs: Sequence[Path] = ()
+    defines: Sequence[str] = ()
+    flags: Sequence[str] = ()
+    """Extra compiler flags (``-O2``, ``-std=c++17``, ``-fPIC`` ...)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What was run to verify a translation, so anyone can run it again."""
+
+    level: str
+    tool: str
+    version: str
+    archs: tuple[str, ...]
+    command: str
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "level": self.level,
+            "tool": self.tool,
+            "version": self.version,
+            "archs": list(self.archs),
+            "command": self.command,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    level: str
+    """The highest level passed (``none`` when even the first check failed)."""
+    evidence: tuple[Evidence, ...] = ()
+    reason: str = ""
+    """Why the check failed: one line."""
+    messages: tuple[str, ...] = ()
+    """The compiler's errors, ``file.cu:line:col: error: ...``."""
+    object_data: bytes | None = None
+
+
+def _under(path: Path, root: Path) -> Path | None:
+    try:
+        return path.relative_to(root)
+    except ValueError:
+        return None
+
+
+class _Scratch:
+    """Copies of the translated files laid out so that relative includes resolve."""
+
+    def __init__(self, tmp: Path, unit: Unit) -> None:
+        self.roots = [(src.resolve(), tmp / f"m{i}") for i, (src, _) in enumerate(unit.mirror)]
+        self.main = self._place(tmp, unit.source.resolve(), ".hip")
+        self._write(self.main, unit.source, unit.data)
+        for original, data in unit.headers.items():
+            self._write(self._place(tmp, original.resolve(), None), original, data)
+        # A mirrored directory comes before its original, as in the real build.
+        self.include_flags: list[str] = []
+        for directory in unit.include_dirs:
+            resolved = directory.resolve()
+            for src, dst in self.roots:
+                if (rel := _under(resolved, src)) is not None:
+                    self.include_flags.append(f"-I{dst / rel}")
+            self.include_flags.append(f"-I{resolved}")
+        # Quoted includes the translation did not mirror resolve beside the original.
+        self.include_flags.append(f"-iquote{unit.source.resolve().parent}")
+
+    def _place(self, tmp: Path, original: Path, suffix: str | None) -> Path:
+        for src, dst in self.roots:
+            if (rel := _under(original, src)) is not None:
+                target = dst / rel
+                break
+        else:
+            target = tmp / "u" / original.name
+        return target.with_suffix(suffix) if suffix else target
+
+    @staticmethod
+    def _write(target: Path, original: Path, data: bytes) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        marker = f'#line 1 "{original.resolve()}"\n'.encode()
+        target.write_bytes(marker + data)
+
+
+def _messages(output: str, limit: int = 8) -> tuple[str, ...]:
+    found = []
+    for line in output.splitlines():
+        if m := _MESSAGE.match(line.strip()):
+            found.append(f"{m['where']}: error: {m['text']}")
+            if len(found) == limit:
+                break
+    if not found:
+        tail = [ln for ln in output.strip().splitlines() if ln.strip()][-3:]
+        found = tail
+    return tuple(found)
+
+
+def _run(argv: list[str], toolchain: HipToolchain, cwd: Path) -> tuple[int, str, float]:
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=_COMPILE_TIMEOUT,
+            check=False,
+            env=toolchain.env(),
+            cwd=cwd,
+        )
+    except subprocess.TimeoutExpired:
+        return 124, f"{argv[0]}: timed out after {_COMPILE_TIMEOUT:.0f} s", _COMPILE_TIMEOUT
+    except OSError as exc:
+        return 127, f"{argv[0]}: {exc.strerror or exc}", 0.0
+    return done.returncode, done.stderr + done.stdout, time.perf_counter() - start
+
+
+def verify(
+    unit: Unit,
+    level: str,
+    archs: Sequence[str],
+    toolchain: HipToolchain | None,
+    *,
+    keep_object: bool = False,
+) -> Outcome:
+    """Check ``unit`` up to ``level`` (``run`` stops at ``compile`` here; the pipeline runs it)."""
+    if level == "none":
+        return Outcome(True, "none")
+    if toolchain is None:
+        return Outcome(False, "none", reason="no HIP toolchain found (hipcc)")
+    compile_level = level in ("compile", "run") or keep_object
+    with tempfile.TemporaryDirectory(prefix="cass-verify-") as name:
+        tmp = Path(name)
+        scratch = _Scratch(tmp, unit)
+        common = [
+            "-x",
+            "hip",
+            *scratch.include_flags,
+            *(f"-D{d}" for d in unit.defines),
+            *unit.flags,
+        ]
+        if compile_level:
+            obj = tmp / "out.o"
+            arch_flags = [f"--offload-arch={a}" for a in archs]
+            argv = [str(toolchain.hipcc), "-c", *arch_flags, *common, str(scratch.main)]
+            argv += ["-o", str(obj)]
+            which = "compile"
+        else:
+            obj = None
+            argv = [str(toolchain.hipcc), "-fsyntax-only", f"--offload-arch={archs[0]}", *common]
+            argv.append(str(scratch.main))
+            which = "syntax"
+        code, output, seconds = _run(argv, toolchain, tmp)
+        shown = shlex.join(["HIP_PLATFORM=amd", *argv]).replace(name, "$SCRATCH")
+        evidence = Evidence(
+            which,
+            "hipcc",
+            toolchain.version_text,
+            tuple(archs) if obj else tuple(archs[:1]),
+            shown,
+            seconds,
+        )
+        if code != 0:
+            messages = _messages(output)
+            first = messages[0] if messages else f"hipcc exited with {code}"
+            return Outcome(False, "none", (evidence,), f"{which} check failed: {first}", messages)
+        data = obj.read_bytes() if obj is not None and keep_object else None
+        return Outcome(True, which, (evidence,), object_data=data)
