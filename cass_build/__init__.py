@@ -15,7 +15,15 @@ if TYPE_CHECKING:
     from .errors import CassError
     from .settings import Settings
 
-__all__ = ["CassError", "Settings", "Translation", "__version__", "translate", "translate_file"]
+__all__ = [
+    "CassError",
+    "Settings",
+    "Translation",
+    "__version__",
+    "get_cmake_dir",
+    "translate",
+    "translate_file",
+]
 
 _LAZY = {
     "translate": "api",
@@ -24,6 +32,26 @@ _LAZY = {
     "Settings": "settings",
     "CassError": "errors",
 }
+
+
+def get_cmake_dir() -> str:
+    """The directory holding ``CASSConfig.cmake``, for ``-DCASS_DIR=...``."""
+    import os
+
+    here = os.path.join(os.path.dirname(__file__), "share", "cmake", "CASS")
+    if os.path.isfile(os.path.join(here, "CASSConfig.cmake")):
+        return here
+    # An editable install keeps what CMake built in site-packages, apart from the sources.
+    from importlib import metadata
+
+    try:
+        found = metadata.distribution("cass-build").locate_file("cass_build/share/cmake/CASS")
+    except metadata.PackageNotFoundError:
+        found = None
+    if found is not None and os.path.isfile(os.path.join(str(found), "CASSConfig.cmake")):
+        return str(found)
+    msg = "cass_build has no CMake files here; install it with pip (pip install .) first."
+    raise ImportError(msg)
 
 
 def __getattr__(name: str) -> Any:

@@ -125,8 +125,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pipe.add_argument(
         "--report",
         type=Path,
-        help="JSON run report (default: "
-        "DIR/cass-report.json with --out-dir, else the cache's reports/last.json)",
+        help="JSON run report (default: reports/last.json in the cache directory)",
     )
     pipe.add_argument(
         "--allow-unverified",
@@ -260,6 +259,13 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     from .strategies import parse_chain
 
     parse_chain(options.strategy)  # a bad --strategy is a usage error before any work
+    if options.verify in ("syntax", "compile", "run") and not options.allow_unverified:
+        from .errors import ToolchainError
+        from .toolchain import find_hip, install_hint
+
+        if find_hip() is None:  # once, not once per file
+            msg = f"--verify {options.verify}: no HIP toolchain found (hipcc)"
+            raise ToolchainError(msg, hint=install_hint())
     inputs = frozenset(p.resolve() for p, _ in pairs)
 
     def one(pair: tuple[Path, Path | None]) -> Result | CassError:
@@ -318,7 +324,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
             err.write(report)
     _write_report(args, options, reports, inputs)
     if not args.quiet:
-        levels = _levels_summary(reports)
+        levels = _levels_summary(reports) if options.verify != "none" else ""
         print(
             f"cass: {written} file(s) translated{levels}: {errors} error(s), {warnings} warning(s)",
             file=err,
@@ -337,18 +343,25 @@ def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> Non
 
 
 def _levels_summary(reports: list[dict[str, object]]) -> str:
+    from .pipeline import HEADER_SUFFIXES
+
     counts: dict[str, int] = {}
     for r in reports:
-        if "level" in r:
+        if Path(str(r["file"])).suffix in HEADER_SUFFIXES:
+            counts["headers"] = counts.get("headers", 0) + 1
+        elif "level" in r:
             key = f"{r['level']}" + (", cached" if r.get("cached") else "")
             counts[key] = counts.get(key, 0) + 1
     if not counts:
         return ""
     parts = []
     for key, n in sorted(counts.items()):
-        label = (
-            key.replace("none", "unverified") if key.startswith("none") else f"verified to {key}"
-        )
+        if key == "headers":
+            label = "header(s), checked with their sources"
+        elif key.startswith("none"):
+            label = key.replace("none", "unverified")
+        else:
+            label = f"verified to {key}"
         parts.append(f"{n} {label}")
     return " (" + ", ".join(parts) + ")"
 
@@ -364,8 +377,6 @@ def _write_report(
     from .sources import write_atomic
 
     path = args.report
-    if path is None and args.out_dir is not None:
-        path = args.out_dir / "cass-report.json"
     if path is None:
         from .cache import cache_dir
 

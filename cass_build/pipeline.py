@@ -76,7 +76,9 @@ class PipelineOptions:
 def options_from_env(environ: Mapping[str, str] | None = None, **changes: Any) -> PipelineOptions:
     """Options with ``CASS_STRATEGY``, ``CASS_VERIFY`` and the ``CASS_*`` settings applied."""
     env = os.environ if environ is None else environ
-    found: dict[str, Any] = {"settings": Settings.from_env(dict(env))}
+    found: dict[str, Any] = {}
+    if "settings" not in changes:
+        found["settings"] = Settings.from_env(dict(env))
     if value := env.get("CASS_STRATEGY"):
         found["strategy"] = value
     if value := env.get("CASS_VERIFY"):
@@ -162,13 +164,17 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _mirror_target(path: Path, mirror: tuple[tuple[Path, Path], ...]) -> Path | None:
+def _mirror_target(
+    path: Path, mirror: tuple[tuple[Path, Path], ...], rename_cu: bool = False
+) -> Path | None:
     resolved = path.resolve()
     for src, dst in mirror:
         try:
-            return dst / resolved.relative_to(src.resolve())
+            target = dst / resolved.relative_to(src.resolve())
         except ValueError:
             continue
+        # Quoted includes of .cu files are renamed with the files themselves.
+        return target.with_suffix(".hip") if rename_cu and target.suffix == ".cu" else target
     return None
 
 
@@ -412,7 +418,14 @@ def _run_chain(
         if fallback is None or strategy.name == "rules":
             fallback = (strategy.name, candidate, headers)
         unit = Unit(
-            src, candidate.data, headers, opts.mirror, opts.include_dirs, opts.defines, opts.flags
+            src,
+            candidate.data,
+            headers,
+            opts.mirror,
+            opts.include_dirs,
+            opts.defines,
+            opts.flags,
+            opts.settings.rename_cu_includes,
         )
         outcome = verify(unit, level, archs, toolchain, keep_object=opts.want_object)
         note = ""
@@ -466,7 +479,7 @@ def _run_chain(
         )
     messages = next((a.messages for a in failed if a.messages), ())
     first = messages[0] if messages else f"{src}: error: no candidate translation"
-    details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.status}: {a.reason}" for a in attempts)
+    details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.reason}" for a in failed)
     msg = f"{first} [cass-verify-failed]"
     hint = (
         "fix the CUDA source at that line, try another --strategy, or pass "
@@ -478,7 +491,7 @@ def _run_chain(
 def _header_outputs(headers: dict[Path, bytes], opts: PipelineOptions) -> dict[Path, bytes]:
     outputs = {}
     for original, data in headers.items():
-        target = _mirror_target(original, opts.mirror)
+        target = _mirror_target(original, opts.mirror, opts.settings.rename_cu_includes)
         if target is not None:
             outputs[target] = data
     return outputs

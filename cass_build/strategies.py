@@ -5,6 +5,7 @@ A strategy never verifies and never writes files; the pipeline does both. The
 then ``hipify-perl`` / ``hipify-clang`` when they are on ``PATH``. ``exec:CMD``
 plugs in any other translator: CMD gets the source path as ``{in}`` and an
 output path as ``{out}`` (or, without ``{out}``, prints the HIP to stdout).
+Chains are comma-separated: ``exec:./my-tool {in},rules`` tries the tool first.
 """
 
 from __future__ import annotations
@@ -188,11 +189,8 @@ def parse_chain(spec: str) -> tuple[list[Strategy], bool]:
     cannot run here are skipped (and the report says why). Named strategies
     that cannot run are errors, since the user asked for them.
     """
-    parts = (
-        [p.strip() for p in spec.split(",") if p.strip()]
-        if not spec.startswith("exec:")
-        else [spec]
-    )
+    # Items are comma-separated, so an exec: command cannot hold a comma (wrap it in a script).
+    parts = [p.strip() for p in spec.split(",") if p.strip()]
     if not parts:
         parts = ["auto"]
     chain: list[Strategy] = []

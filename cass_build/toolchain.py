@@ -117,13 +117,12 @@ def _device_libs(root: Path) -> Path | None:
 @functools.cache
 def find_hip() -> HipToolchain | None:
     """The HIP toolchain: ``$CASS_HIPCC``, a ROCm tree, or ``hipcc`` on ``PATH``."""
-    explicit = os.environ.get("CASS_HIPCC")
     hipccs: list[tuple[Path, Path | None]] = []
-    if explicit:
-        hipccs.append((Path(explicit), None))
-    for root in _rocm_candidates():
+    if explicit := os.environ.get("CASS_HIPCC"):
+        hipccs.append((Path(explicit), None))  # only this one: the user chose it
+    for root in _rocm_candidates() if not explicit else ():
         hipccs.append((root / "bin" / "hipcc", root))
-    if on_path := shutil.which("hipcc"):
+    if not explicit and (on_path := shutil.which("hipcc")):
         hipccs.append((Path(on_path), None))
     for hipcc, given in hipccs:
         if not (hipcc.is_file() and os.access(hipcc, os.X_OK)):

@@ -46,6 +46,8 @@ class Unit:
     defines: Sequence[str] = ()
     flags: Sequence[str] = ()
     """Extra compiler flags (``-O2``, ``-std=c++17``, ``-fPIC`` ...)."""
+    rename_cu: bool = False
+    """Included ``.cu`` files were renamed ``.hip`` along with the includes naming them."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,8 @@ class _Scratch:
         self.main = self._place(tmp, unit.source.resolve(), ".hip")
         self._write(self.main, unit.source, unit.data)
         for original, data in unit.headers.items():
-            self._write(self._place(tmp, original.resolve(), None), original, data)
+            renamed = ".hip" if unit.rename_cu and original.suffix == ".cu" else None
+            self._write(self._place(tmp, original.resolve(), renamed), original, data)
         # A mirrored directory comes before its original, as in the real build.
         self.include_flags: list[str] = []
         for directory in unit.include_dirs:
@@ -206,7 +209,9 @@ def verify(
         )
         if code != 0:
             messages = _messages(output)
-            first = messages[0] if messages else f"hipcc exited with {code}"
-            return Outcome(False, "none", (evidence,), f"{which} check failed: {first}", messages)
+            count = sum(": error: " in m for m in messages)
+            what = f"{count} error(s)" if count else f"hipcc exited with {code}"
+            reason = f"{which} check failed for {','.join(evidence.archs)} ({what})"
+            return Outcome(False, "none", (evidence,), reason, messages)
         data = obj.read_bytes() if obj is not None and keep_object else None
         return Outcome(True, which, (evidence,), object_data=data)

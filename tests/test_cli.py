@@ -371,7 +371,7 @@ def test_quiet_prints_errors_only() -> None:
         ),
         (
             ["frobnicate"],
-            "argument command: invalid choice: 'frobnicate' (choose from 'translate', 'tables')",
+            "argument command: invalid choice: 'frobnicate' (choose from 'translate', 'cache', 'doctor', 'tables')",
         ),
         (["tables", "--family", "nope"], "--family nope: no such family"),
     ],
@@ -940,7 +940,8 @@ def test_tables_markdown(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def run_script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CASS_")}
+    keep = ("CASS_VERIFY", "CASS_CACHE_DIR")  # set for every test by conftest.py
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASS_") or k in keep}
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=120, check=False)
 
 
