@@ -43,6 +43,7 @@ __all__ = [
     "write_if_changed",
 ]
 
+VERIFY_FAILED = "cass-verify-failed"
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
 
 
@@ -480,7 +481,7 @@ def _run_chain(
     messages = next((a.messages for a in failed if a.messages), ())
     first = messages[0] if messages else f"{src}: error: no candidate translation"
     details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.reason}" for a in failed)
-    msg = f"{first} [cass-verify-failed]"
+    msg = f"{first} [{VERIFY_FAILED}]"
     hint = (
         "fix the CUDA source at that line, try another --strategy, or pass "
         "--allow-unverified to keep the translation anyway"
