@@ -405,9 +405,10 @@ class _Progress:
         self.err = err
         self.bar: Any = None
         if total > 1 and err.isatty():
+            from rich.console import Console
             from rich.progress import Progress
 
-            self.bar = Progress(transient=True)
+            self.bar = Progress(transient=True, console=Console(file=err))
             self.task = self.bar.add_task("translating", total=total)
             self.bar.start()
 

@@ -419,3 +419,32 @@ def test_archs_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     code, err = cass("translate", "x.cu", "-o", "-", "--offload-arch", "sm_90")
     assert code == 2
     assert err.startswith("cass: error: --offload-arch: 'sm_90' is not an AMD GPU architecture")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_keeps_every_message(tmp_path: Path) -> None:
+    for i in range(3):
+        (tmp_path / f"f{i}.cu").write_text(
+            f"__global__ void k{i}(int *p) {{ p[threadIdx.x & 31] = 0; }}\n"
+        )
+    term = _Terminal()
+    code = main(
+        [
+            "translate",
+            *(str(tmp_path / f"f{i}.cu") for i in range(3)),
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--verify",
+            "none",
+        ],
+        err=term,
+    )
+    assert code == 0
+    shown = term.getvalue()
+    assert "\x1b[" in shown  # the bar drew itself
+    assert shown.count("[cass-warp-lane-arith]") == 3
+    assert "cass: 3 file(s) translated: 0 error(s), 3 warning(s)" in shown
