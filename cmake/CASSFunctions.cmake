@@ -1,0 +1,573 @@
+# CASS functions and toolchain discovery; the reference is at the top of
+# CASSConfig.cmake(.in). Names starting with _cass_ are internal.
+
+include_guard(GLOBAL)
+
+# Functions keep the policies in force where they are defined: absolute depfile
+# paths as Ninja sees them (CMP0116), IN_LIST, and cmake_path.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.25)
+
+set(_CASS_FUNCTIONS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+set(_CASS_VERIFY_LEVELS none syntax compile run)
+set(_CASS_DEFAULT_ARCHS gfx90a gfx1030)
+
+# ---------------------------------------------------------------------------
+# Backend and toolchain discovery
+# ---------------------------------------------------------------------------
+
+function(_cass_cache_default var default doc)
+  if(NOT DEFINED ${var})
+    if(NOT "$ENV{${var}}" STREQUAL "")
+      set(default "$ENV{${var}}")
+    endif()
+    set(${var} "${default}" CACHE STRING "${doc}")
+  endif()
+endfunction()
+
+function(_cass_find_hipcc)
+  if(CASS_HIPCC)
+    return()
+  endif()
+  if(NOT "$ENV{CASS_HIPCC}" STREQUAL "" AND EXISTS "$ENV{CASS_HIPCC}")
+    set(CASS_HIPCC "$ENV{CASS_HIPCC}" CACHE FILEPATH "hipcc of the ROCm backend")
+    return()
+  endif()
+  set(hints)
+  foreach(var IN ITEMS CASS_ROCM_PATH ROCM_PATH HIP_PATH)
+    if(NOT "$ENV{${var}}" STREQUAL "")
+      list(APPEND hints "$ENV{${var}}/bin")
+    endif()
+  endforeach()
+  find_program(CASS_HIPCC NAMES hipcc HINTS ${hints} PATHS /opt/rocm/bin
+               DOC "hipcc of the ROCm backend")
+endfunction()
+
+function(_cass_choose_backend)
+  _cass_cache_default(CASS_BACKEND auto "CASS backend: auto, rocm or cuda")
+  set_property(CACHE CASS_BACKEND PROPERTY STRINGS auto rocm cuda)
+  _cass_cache_default(CASS_STRATEGY auto "Default CASS_STRATEGY target property")
+  _cass_cache_default(CASS_VERIFY syntax "Default CASS_VERIFY target property")
+  set_property(CACHE CASS_VERIFY PROPERTY STRINGS ${_CASS_VERIFY_LEVELS})
+  if(NOT CASS_BACKEND MATCHES "^(auto|rocm|cuda)$")
+    message(FATAL_ERROR "CASS: CASS_BACKEND is '${CASS_BACKEND}'; use auto, rocm or cuda")
+  endif()
+  if(NOT CASS_VERIFY IN_LIST _CASS_VERIFY_LEVELS)
+    message(FATAL_ERROR "CASS: CASS_VERIFY is '${CASS_VERIFY}'; use none, syntax, compile or run")
+  endif()
+
+  set(used "")
+  if(CASS_BACKEND MATCHES "^(auto|rocm)$")
+    _cass_find_hipcc()
+    if(CASS_HIPCC)
+      set(used rocm)
+    endif()
+  endif()
+  if(NOT used AND CASS_BACKEND MATCHES "^(auto|cuda)$")
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(CMAKE_CUDA_COMPILER)
+      set(used cuda)
+    endif()
+  endif()
+  if(NOT used)
+    if(CASS_BACKEND STREQUAL "cuda")
+      set(why "CASS_BACKEND=cuda but CMake found no CUDA compiler (nvcc); set CMAKE_CUDA_COMPILER")
+    elseif(CASS_BACKEND STREQUAL "rocm")
+      set(why "CASS_BACKEND=rocm but no hipcc was found; install ROCm or set CASS_HIPCC")
+    else()
+      set(why "found neither hipcc (ROCm) nor nvcc (CUDA); install one or set CASS_HIPCC")
+    endif()
+    set(_CASS_NOT_FOUND_MESSAGE "${why}" PARENT_SCOPE)
+  endif()
+  set(CASS_BACKEND_USED "${used}" PARENT_SCOPE)
+endfunction()
+
+# Asks hipcc which clang it drives and where its ROCm tree is: the one answer that
+# holds for a real ROCm and for Debian's packages alike.
+function(_cass_probe_hipcc clang_var rocm_var)
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env HIPCC_VERBOSE=1 HIP_PLATFORM=amd
+            "${CASS_HIPCC}" --offload-arch=gfx90a --version
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(clang "")
+  set(rocm "")
+  if(rc EQUAL 0 AND "${out}${err}" MATCHES "hipcc-cmd: *\"?([^\" ]+)\"?")
+    set(clang "${CMAKE_MATCH_1}")
+    if("${out}${err}" MATCHES "--rocm-path=\"?([^\" ]+)\"?")
+      set(rocm "${CMAKE_MATCH_1}")
+    endif()
+  endif()
+  if(NOT rocm)
+    get_filename_component(real "${CASS_HIPCC}" REALPATH)
+    get_filename_component(bin "${real}" DIRECTORY)
+    get_filename_component(rocm "${bin}" DIRECTORY)
+  endif()
+  if(NOT EXISTS "${clang}")
+    set(clang "")
+    foreach(candidate IN ITEMS "${rocm}/llvm/bin/clang++" "${rocm}/lib/llvm/bin/clang++")
+      if(EXISTS "${candidate}")
+        set(clang "${candidate}")
+        break()
+      endif()
+    endforeach()
+  endif()
+  set(${clang_var} "${clang}" PARENT_SCOPE)
+  set(${rocm_var} "${rocm}" PARENT_SCOPE)
+endfunction()
+
+function(_cass_prepare_hip_language)
+  if(NOT DEFINED CASS_ROCM_PATH OR NOT DEFINED _CASS_HIP_CLANG)
+    _cass_probe_hipcc(clang rocm)
+    set(CASS_ROCM_PATH "${rocm}" CACHE PATH "ROCm tree of the HIP toolchain")
+    set(_CASS_HIP_CLANG "${clang}" CACHE INTERNAL "clang driven by hipcc")
+  endif()
+  set(rocm "${CASS_ROCM_PATH}")
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("HIP" IN_LIST languages)
+    return()
+  endif()
+
+  # hipconfig --platform answers nvidia wherever nvcc is installed (CMake >= 3.28).
+  if(NOT DEFINED CMAKE_HIP_PLATFORM)
+    set(CMAKE_HIP_PLATFORM amd CACHE STRING "HIP platform")
+  endif()
+  if(NOT CMAKE_HIP_COMPILER AND "$ENV{HIPCXX}" STREQUAL "")
+    if(NOT _CASS_HIP_CLANG)
+      message(FATAL_ERROR
+        "CASS: cannot tell which clang ${CASS_HIPCC} drives; set CMAKE_HIP_COMPILER to it")
+    endif()
+    set(CMAKE_HIP_COMPILER "${_CASS_HIP_CLANG}" CACHE FILEPATH "HIP compiler (clang)")
+  endif()
+
+  if(EXISTS "${rocm}/lib/cmake/hip-lang/hip-lang-config.cmake")
+    return() # a ROCm tree CMake understands as it is
+  endif()
+  # Debian's multiarch layout: hip-lang under lib/<triplet>/cmake, device
+  # libraries under lib/<triplet>/amdgcn, neither where CMake or clang look.
+  file(GLOB hip_lang "${rocm}/lib/*/cmake/hip-lang/hip-lang-config.cmake")
+  if(NOT hip_lang)
+    message(FATAL_ERROR
+      "CASS: no hip-lang CMake package under ${rocm}; install it (Debian: libamdhip64-dev)")
+  endif()
+  list(GET hip_lang 0 hip_lang)
+  get_filename_component(hip_lang_dir "${hip_lang}" DIRECTORY)
+  get_filename_component(packages_dir "${hip_lang_dir}" DIRECTORY)
+  set(forward "${CMAKE_BINARY_DIR}/CMakeFiles/cass-rocm-root")
+  # CMake <= 3.27 reads <root>/lib/cmake/hip-lang only; forward to the real one and
+  # show it its sibling packages, which the try_compile projects cannot find.
+  set(content "# Written by CASS: forwards to ${hip_lang_dir}\n")
+  foreach(dep IN ITEMS AMDDeviceLibs amd_comgr hsa-runtime64 hip)
+    if(IS_DIRECTORY "${packages_dir}/${dep}")
+      string(APPEND content
+        "if(NOT DEFINED ${dep}_DIR)\n  set(${dep}_DIR \"${packages_dir}/${dep}\")\nendif()\n")
+    endif()
+  endforeach()
+  string(APPEND content "include(\"${hip_lang}\")\n")
+  file(CONFIGURE OUTPUT "${forward}/lib/cmake/hip-lang/hip-lang-config.cmake"
+       CONTENT "${content}" @ONLY)
+  if(NOT CMAKE_HIP_COMPILER_ROCM_ROOT)
+    set(CMAKE_HIP_COMPILER_ROCM_ROOT "${forward}" CACHE PATH "ROCm root as CMake's HIP sees it")
+  endif()
+
+  set(flags "--rocm-path=${rocm}")
+  file(GLOB bitcode LIST_DIRECTORIES true "${rocm}/lib/*/amdgcn/bitcode" "${rocm}/amdgcn/bitcode")
+  if(bitcode)
+    list(GET bitcode 0 bitcode)
+    string(APPEND flags " --rocm-device-lib-path=${bitcode}")
+  endif()
+  if(NOT "${CMAKE_HIP_FLAGS} $ENV{HIPFLAGS}" MATCHES "--rocm-path")
+    string(STRIP "${flags} ${CMAKE_HIP_FLAGS}" flags)
+    set(CMAKE_HIP_FLAGS "${flags}" CACHE STRING "Flags used by the HIP compiler" FORCE)
+  endif()
+endfunction()
+
+# Before enable_language(HIP), which would otherwise fall back to the compiler's
+# default (gfx803) where no GPU answers: the environment's archs, else the GPUs
+# rocm_agent_enumerator sees, else the pair CASS verifies for by default.
+function(_cass_default_hip_architectures)
+  if(DEFINED CMAKE_HIP_ARCHITECTURES)
+    return()
+  endif()
+  set(archs "")
+  foreach(var IN ITEMS CASS_ARCHS PYTORCH_ROCM_ARCH)
+    if(NOT "$ENV{${var}}" STREQUAL "")
+      string(REGEX REPLACE "[ ,;]+" ";" archs "$ENV{${var}}")
+      break()
+    endif()
+  endforeach()
+  if(NOT archs)
+    find_program(enumerator NAMES rocm_agent_enumerator HINTS "${CASS_ROCM_PATH}/bin" NO_CACHE)
+    if(enumerator)
+      execute_process(COMMAND "${enumerator}" -t GPU RESULT_VARIABLE rc
+                      OUTPUT_VARIABLE found ERROR_QUIET)
+      if(rc EQUAL 0)
+        string(REGEX MATCHALL "gfx[0-9a-f]+" found "${found}")
+        list(REMOVE_ITEM found gfx000)
+        list(REMOVE_DUPLICATES found)
+        set(archs "${found}")
+      endif()
+    endif()
+  endif()
+  if(NOT archs)
+    set(archs "${_CASS_DEFAULT_ARCHS}")
+  endif()
+  set(CMAKE_HIP_ARCHITECTURES "${archs}" CACHE STRING "AMD GPU architectures to compile for")
+endfunction()
+
+function(_cass_find_python)
+  if(CASS_PYTHON_EXECUTABLE)
+    return()
+  endif()
+  find_program(python3 NAMES python3 python NO_CACHE)
+  set(candidates)
+  foreach(candidate IN ITEMS "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}" "${python3}")
+    if(candidate AND EXISTS "${candidate}")
+      list(APPEND candidates "${candidate}")
+    endif()
+  endforeach()
+  foreach(candidate IN LISTS candidates)
+    # The real interpreter, not a shim script: it starts once per translated file.
+    execute_process(
+      COMMAND "${candidate}" -c "import sys, cass_build; print(sys.executable)"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE exe ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(rc EQUAL 0 AND EXISTS "${exe}")
+      set(CASS_PYTHON_EXECUTABLE "${exe}" CACHE FILEPATH "Python that runs cass translate")
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR
+    "CASS: no Python interpreter imports cass_build (tried: ${candidates}); "
+    "set CASS_PYTHON_EXECUTABLE")
+endfunction()
+
+# ---------------------------------------------------------------------------
+# Argument parsing
+# ---------------------------------------------------------------------------
+
+# Splits <args> into keyword values (_cass_<KEYWORD>) and sources (_cass_SOURCES)
+# in the caller's scope. An upper-case word that is no keyword and no file is a
+# misspelled keyword, not a source.
+macro(_cass_parse_args fn options one_value multi_value)
+  cmake_parse_arguments(_cass "${options}" "${one_value}" "${multi_value}" ${ARGN})
+  set(_cass_SOURCES ${_cass_UNPARSED_ARGUMENTS})
+  # ARCHITECTURES gfx90a a.cu: the list ends where the archs do.
+  if(DEFINED _cass_ARCHITECTURES)
+    set(_cass_archs)
+    foreach(_cass_item IN LISTS _cass_ARCHITECTURES)
+      if(_cass_item MATCHES "^(gfx[0-9a-fA-F]+(:[a-z0-9+:-]+)?|native|all)$")
+        list(APPEND _cass_archs "${_cass_item}")
+      else()
+        list(APPEND _cass_SOURCES "${_cass_item}")
+      endif()
+    endforeach()
+    set(_cass_ARCHITECTURES ${_cass_archs})
+  endif()
+  foreach(_cass_item IN LISTS _cass_SOURCES)
+    if(_cass_item MATCHES "^[A-Z][A-Z0-9_]*$" AND NOT EXISTS "${_cass_item}"
+       AND NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${_cass_item}")
+      string(REPLACE ";" ", " _cass_known "${options};${one_value};${multi_value}")
+      message(FATAL_ERROR "${fn}: unknown keyword '${_cass_item}' (known: ${_cass_known})")
+    endif()
+  endforeach()
+  if(DEFINED _cass_VERIFY AND NOT _cass_VERIFY IN_LIST _CASS_VERIFY_LEVELS)
+    message(FATAL_ERROR "${fn}: VERIFY '${_cass_VERIFY}' is not one of none, syntax, compile, run")
+  endif()
+  foreach(_cass_item IN ITEMS STRATEGY VERIFY)
+    if(_cass_item IN_LIST _cass_KEYWORDS_MISSING_VALUES)
+      message(FATAL_ERROR "${fn}: ${_cass_item} needs a value")
+    endif()
+  endforeach()
+endmacro()
+
+# ---------------------------------------------------------------------------
+# Public functions
+# ---------------------------------------------------------------------------
+
+function(cass_add_library name)
+  _cass_parse_args(cass_add_library
+    "STATIC;SHARED;MODULE;OBJECT;EXCLUDE_FROM_ALL;ALLOW_UNVERIFIED"
+    "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
+  set(type)
+  foreach(kind IN ITEMS STATIC SHARED MODULE OBJECT)
+    if(_cass_${kind})
+      list(APPEND type ${kind})
+    endif()
+  endforeach()
+  list(LENGTH type count)
+  if(count GREATER 1)
+    message(FATAL_ERROR "cass_add_library(${name}): give at most one of ${type}")
+  endif()
+  if(_cass_EXCLUDE_FROM_ALL)
+    list(APPEND type EXCLUDE_FROM_ALL)
+  endif()
+  add_library(${name} ${type})
+  _cass_set_target_options(${name})
+  cass_target_sources(${name} PRIVATE ${_cass_SOURCES})
+endfunction()
+
+function(cass_add_executable name)
+  _cass_parse_args(cass_add_executable
+    "WIN32;MACOSX_BUNDLE;EXCLUDE_FROM_ALL;ALLOW_UNVERIFIED"
+    "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
+  set(flags)
+  foreach(flag IN ITEMS WIN32 MACOSX_BUNDLE EXCLUDE_FROM_ALL)
+    if(_cass_${flag})
+      list(APPEND flags ${flag})
+    endif()
+  endforeach()
+  add_executable(${name} ${flags})
+  _cass_set_target_options(${name})
+  cass_target_sources(${name} PRIVATE ${_cass_SOURCES})
+endfunction()
+
+# Target-level keywords of cass_add_library/cass_add_executable, parsed in the caller.
+macro(_cass_set_target_options target)
+  if(DEFINED _cass_STRATEGY)
+    set_property(TARGET ${target} PROPERTY CASS_STRATEGY "${_cass_STRATEGY}")
+  endif()
+  if(DEFINED _cass_VERIFY)
+    set_property(TARGET ${target} PROPERTY CASS_VERIFY "${_cass_VERIFY}")
+  endif()
+  if(_cass_ALLOW_UNVERIFIED)
+    set_property(TARGET ${target} PROPERTY CASS_ALLOW_UNVERIFIED ON)
+  endif()
+  if(_cass_ARCHITECTURES AND CASS_BACKEND_USED STREQUAL "rocm")
+    set_property(TARGET ${target} PROPERTY HIP_ARCHITECTURES "${_cass_ARCHITECTURES}")
+  endif()
+  # Keyword values now live on the target; sources added next must not see them.
+  unset(_cass_STRATEGY)
+  unset(_cass_VERIFY)
+  unset(_cass_ALLOW_UNVERIFIED)
+endmacro()
+
+function(cass_target_sources target)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "cass_target_sources: '${target}' is not a target")
+  endif()
+  _cass_parse_args(cass_target_sources
+    "PRIVATE;PUBLIC;INTERFACE;ALLOW_UNVERIFIED" "STRATEGY;VERIFY" "" ${ARGN})
+  set(scope PRIVATE)
+  foreach(kind IN ITEMS PUBLIC INTERFACE)
+    if(_cass_${kind})
+      set(scope ${kind})
+    endif()
+  endforeach()
+
+  foreach(src IN LISTS _cass_SOURCES)
+    get_filename_component(abs "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_source_file_property(translate "${src}" CASS_TRANSLATE)
+    get_filename_component(ext "${src}" LAST_EXT)
+    if(translate STREQUAL "NOTFOUND")
+      set(translate OFF)
+      if(ext STREQUAL ".cu")
+        set(translate ON)
+      endif()
+    elseif(ext STREQUAL ".cu" AND NOT translate AND CASS_BACKEND_USED STREQUAL "rocm")
+      set_source_files_properties("${src}" PROPERTIES LANGUAGE HIP) # opted out: portable
+    endif()
+    if(NOT translate)
+      target_sources(${target} ${scope} "${src}")
+    elseif(CASS_BACKEND_USED STREQUAL "cuda")
+      if(NOT ext STREQUAL ".cu")
+        set_source_files_properties("${src}" PROPERTIES LANGUAGE CUDA)
+      endif()
+      target_sources(${target} ${scope} "${src}")
+    else()
+      _cass_translate_source(${target} "${abs}" out)
+      target_sources(${target} ${scope} "${out}")
+    endif()
+  endforeach()
+  _cass_register_target(${target})
+endfunction()
+
+# ---------------------------------------------------------------------------
+# Translation commands
+# ---------------------------------------------------------------------------
+
+function(_cass_roots root_var out_var)
+  if(NOT CASS_SOURCE_ROOT)
+    set(CASS_SOURCE_ROOT "${CMAKE_SOURCE_DIR}")
+  endif()
+  get_filename_component(root "${CASS_SOURCE_ROOT}" ABSOLUTE)
+  set(${root_var} "${root}" PARENT_SCOPE)
+  set(${out_var} "${CMAKE_BINARY_DIR}/cass" PARENT_SCOPE)
+endfunction()
+
+# Uses _cass_STRATEGY, _cass_VERIFY and _cass_ALLOW_UNVERIFIED of the calling
+# cass_target_sources: per-source values win over the target's properties.
+function(_cass_translate_source target abs out_var)
+  _cass_roots(root out_root)
+  cmake_path(IS_PREFIX root "${abs}" NORMALIZE inside)
+  get_filename_component(stem "${abs}" NAME_WLE)
+  if(inside)
+    file(RELATIVE_PATH rel "${root}" "${abs}")
+    get_filename_component(rel_dir "${rel}" DIRECTORY)
+    if(rel_dir)
+      set(out "${out_root}/${rel_dir}/${stem}.hip")
+    else()
+      set(out "${out_root}/${stem}.hip")
+    endif()
+  else()
+    # Outside the mirrored tree (generated, or another checkout): a stable private spot.
+    string(SHA1 key "${abs}")
+    string(SUBSTRING "${key}" 0 12 key)
+    set(rel "${abs}")
+    set(out "${out_root}/_outside/${key}/${stem}.hip")
+  endif()
+
+  # Generator expressions: the target's properties as they are once configured.
+  set(tp "$<TARGET_PROPERTY:${target},")
+  if(DEFINED _cass_STRATEGY)
+    set(strategy "${_cass_STRATEGY}")
+  else()
+    set(strategy "$<IF:$<BOOL:${tp}CASS_STRATEGY>>,${tp}CASS_STRATEGY>,${CASS_STRATEGY}>")
+  endif()
+  if(DEFINED _cass_VERIFY)
+    set(verify "${_cass_VERIFY}")
+  else()
+    set(verify "$<IF:$<BOOL:${tp}CASS_VERIFY>>,${tp}CASS_VERIFY>,${CASS_VERIFY}>")
+  endif()
+  if(_cass_ALLOW_UNVERIFIED)
+    set(allow --allow-unverified)
+  else()
+    set(allow "$<$<BOOL:${tp}CASS_ALLOW_UNVERIFIED>>:--allow-unverified>")
+  endif()
+  # $<COMPILE_LANGUAGE:...> entries read as empty here: the mirrored include
+  # directories (HIP only) never reach the translator, which must read originals.
+  set(archs "$<FILTER:${tp}HIP_ARCHITECTURES>,EXCLUDE,^$>")
+  set(incs "$<FILTER:${tp}INCLUDE_DIRECTORIES>,EXCLUDE,^$>")
+  set(defs "$<FILTER:${tp}COMPILE_DEFINITIONS>,EXCLUDE,^$>")
+
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}"
+            --depfile "${out}.d" --mirror "${root}=${out_root}"
+            --strategy "${strategy}" --verify "${verify}" ${allow}
+            "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
+            "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
+            "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
+            --quiet
+    DEPENDS "${abs}"
+    DEPFILE "${out}.d"
+    COMMENT "CASS translating ${rel}"
+    COMMAND_EXPAND_LISTS
+    VERBATIM)
+  # Quoted includes the translator did not mirror still resolve beside the original.
+  get_filename_component(src_dir "${abs}" DIRECTORY)
+  set_source_files_properties("${out}" PROPERTIES LANGUAGE HIP COMPILE_OPTIONS "-iquote;${src_dir}")
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+function(_cass_register_target target)
+  get_property(targets GLOBAL PROPERTY _CASS_TARGETS)
+  if(target IN_LIST targets OR NOT CASS_BACKEND_USED STREQUAL "rocm")
+    return()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY _CASS_TARGETS ${target})
+  get_property(deferred GLOBAL PROPERTY _CASS_DEFERRED)
+  if(NOT deferred)
+    set_property(GLOBAL PROPERTY _CASS_DEFERRED ON)
+    # Include directories are complete only once every directory is configured.
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _cass_finalize)
+  endif()
+endfunction()
+
+# The include directories a target compiles with: its own and those its linked
+# targets pass on, followed through the whole link graph.
+function(_cass_collect_includes target out_var)
+  set(seen)
+  set(queue ${target})
+  set(dirs)
+  while(queue)
+    list(POP_FRONT queue t)
+    if(t IN_LIST seen OR NOT TARGET ${t})
+      continue()
+    endif()
+    list(APPEND seen ${t})
+    get_target_property(aliased ${t} ALIASED_TARGET)
+    if(aliased)
+      list(APPEND queue ${aliased})
+      continue()
+    endif()
+    get_target_property(imported ${t} IMPORTED)
+    if(imported)
+      continue() # outside the project: nothing there is mirrored
+    endif()
+    if(t STREQUAL target)
+      get_target_property(found ${t} INCLUDE_DIRECTORIES)
+      get_target_property(links ${t} LINK_LIBRARIES)
+    else()
+      get_target_property(found ${t} INTERFACE_INCLUDE_DIRECTORIES)
+      get_target_property(links ${t} INTERFACE_LINK_LIBRARIES)
+    endif()
+    if(found)
+      list(APPEND dirs ${found})
+    endif()
+    foreach(link IN LISTS links)
+      if(link MATCHES "^\\$<LINK_ONLY:([^>$]+)>$")
+        list(APPEND queue "${CMAKE_MATCH_1}")
+      elseif(NOT link MATCHES "^(::@|\\$<)" AND TARGET "${link}")
+        list(APPEND queue "${link}")
+      endif()
+    endforeach()
+  endwhile()
+  set(${out_var} "${dirs}" PARENT_SCOPE)
+endfunction()
+
+# Runs once every directory is configured.
+function(_cass_finalize)
+  get_property(targets GLOBAL PROPERTY _CASS_TARGETS)
+  foreach(target IN LISTS targets)
+    _cass_mirror_includes(${target})
+    _cass_link_with_cxx(${target})
+  endforeach()
+endfunction()
+
+# The host C++ compiler links (HIP objects built without -fgpu-rdc carry their
+# device code already, as torch's ROCm builds rely on): clang cannot read the
+# LTO objects GCC writes for pybind11 modules and other -flto targets.
+function(_cass_link_with_cxx target)
+  get_target_property(type ${target} TYPE)
+  get_target_property(language ${target} LINKER_LANGUAGE)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(language OR NOT "CXX" IN_LIST languages
+     OR NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+    return()
+  endif()
+  set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)
+  if(CLANGRT_BUILTINS) # found by hip-lang: half-precision conversions on the host side
+    target_link_libraries(${target} PRIVATE "$<$<LINK_LANGUAGE:CXX>:${CLANGRT_BUILTINS}>")
+  endif()
+endfunction()
+
+# Translated headers live under ${CMAKE_BINARY_DIR}/cass at their original
+# relative path; each include directory under the source root gets its mirror in
+# front of it, for HIP compiles only.
+function(_cass_mirror_includes target)
+  _cass_roots(root out_root)
+  _cass_collect_includes(${target} dirs)
+  set(mirrored)
+  foreach(dir IN LISTS dirs)
+    if(dir MATCHES "COMPILE_LANGUAGE:HIP" OR NOT dir MATCHES "^(\\$<[A-Z_]+:)?/")
+      continue()
+    endif()
+    string(REGEX REPLACE "^\\$<[A-Z_]+:(.*)>$" "\\1" path "${dir}")
+    cmake_path(IS_PREFIX root "${path}" NORMALIZE inside)
+    cmake_path(IS_PREFIX out_root "${path}" NORMALIZE in_output)
+    if(inside AND NOT in_output AND NOT path MATCHES "[$<>]")
+      file(RELATIVE_PATH rel "${root}" "${path}")
+      list(APPEND mirrored "$<$<COMPILE_LANGUAGE:HIP>:${out_root}/${rel}>")
+    endif()
+  endforeach()
+  if(mirrored)
+    list(REMOVE_DUPLICATES mirrored)
+    get_target_property(own ${target} INCLUDE_DIRECTORIES)
+    if(NOT own)
+      set(own)
+    endif()
+    set_property(TARGET ${target} PROPERTY INCLUDE_DIRECTORIES ${mirrored} ${own})
+  endif()
+endfunction()
+
+cmake_policy(POP)
