@@ -139,6 +139,26 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("doctor", help="show the toolchains CASS found and what is missing")
 
+    be = sub.add_parser(
+        "bench",
+        help="score translators on a directory of self-checking CUDA programs",
+        allow_abbrev=False,
+        epilog="layout and report format: docs/bench.md",
+    )
+    be.add_argument("directory", nargs="?", type=Path, default=Path("bench/programs"))
+    be.add_argument(
+        "--strategy",
+        action="append",
+        default=[],
+        help="strategy to score, repeatable (default: rules)",
+    )
+    be.add_argument("--offload-arch", action="append", default=[], metavar="ARCH")
+    be.add_argument("--runs", type=int, default=3, help="GPU runs per program (median time)")
+    be.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    be.add_argument("--out", type=Path, default=Path("bench/reports"))
+    be.add_argument("--name", help="report name (default: the directory's name)")
+    be.add_argument("--no-gpu", action="store_true", help="translate and compile only")
+
     tb = sub.add_parser("tables", help="print the mapping tables", allow_abbrev=False)
     tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     tb.add_argument("--family", action="append", help="only these families")
@@ -465,6 +485,50 @@ def _tables(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bench(args: argparse.Namespace, err: TextIO) -> int:
+    import shlex
+
+    from .bench import run_bench
+    from .toolchain import parse_archs
+
+    archs = tuple(a for v in args.offload_arch for a in parse_archs(v))
+    strategies = args.strategy or ["rules"]
+    from .strategies import parse_chain
+
+    for strategy in strategies:
+        parse_chain(strategy)
+    name = args.name or args.directory.resolve().name
+
+    def show(row: Any) -> None:
+        mark = {None: "-", True: "ok", False: "FAIL"}
+        print(
+            f"cass bench: {row.strategy:<8} {row.program:<40} compile {mark[row.compiled]:<4} "
+            f"run {mark[row.executed]}",
+            file=err,
+        )
+
+    doc = run_bench(
+        args.directory,
+        strategies=strategies,
+        archs=archs,
+        runs=args.runs,
+        jobs=args.jobs,
+        out=args.out,
+        name=name,
+        gpu=not args.no_gpu,
+        progress=show,
+        command=shlex.join(["cass", *args.argv]),
+    )
+    for strategy, t in doc["totals"].items():
+        print(
+            f"cass bench: {strategy}: {t['programs']} programs, compiled "
+            f"{t['compiled']}/{t['compile_tried']}, executed {t['executed']}/{t['run_tried']}",
+            file=err,
+        )
+    print(f"cass bench: report in {args.out / (name + '.md')}", file=err)
+    return EXIT_OK
+
+
 def _cache(args: argparse.Namespace) -> int:
     from .cache import Cache
 
@@ -486,6 +550,7 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
     try:
         parser = _build_parser()
         args = parser.parse_args(argv)
+        args.argv = list(argv) if argv is not None else sys.argv[1:]
         verbose = args.verbose
         if args.command == "translate":
             return _translate(args, stream)
@@ -493,6 +558,8 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
             return _tables(args)
         if args.command == "cache":
             return _cache(args)
+        if args.command == "bench":
+            return _bench(args, stream)
         if args.command == "doctor":
             from .doctor import run_doctor
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -74,7 +75,28 @@ class RulesStrategy:
         from .rules import translate_bytes
 
         result = translate_bytes(data, str(path), settings)
-        return Candidate(result.data, tuple(result.diagnostics), result.stats)
+        return Candidate(
+            implicit_runtime(path, result.data), tuple(result.diagnostics), result.stats
+        )
+
+
+_RUNTIME_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime(_api)?\.h[>"]', re.M
+)
+_BOM = b"\xef\xbb\xbf"
+
+
+def implicit_runtime(path: Path, hip: bytes) -> bytes:
+    """Make nvcc's implicit ``#include <cuda_runtime.h>`` of ``.cu`` files explicit.
+
+    nvcc includes the runtime into every ``.cu`` file; hipcc includes nothing,
+    so ``threadIdx`` or ``hipMalloc`` would be undeclared. The ``#line 1`` after
+    the added include keeps every original line at its number.
+    """
+    if path.suffix != ".cu" or not hip.strip() or _RUNTIME_INCLUDE.search(hip):
+        return hip
+    bom = _BOM if hip.startswith(_BOM) else b""
+    return bom + b"#include <hip/hip_runtime.h>\n#line 1\n" + hip[len(bom) :]
 
 
 def model_dir() -> Path:

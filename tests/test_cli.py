@@ -47,6 +47,9 @@ CLEAN_HIP = (
     "  return 0;\n"
     "}\n"
 )
+# nvcc includes the runtime into every .cu file; translated .cu files that do not
+# include it get it explicitly, and a #line keeps the original line numbers.
+RT = "#include <hip/hip_runtime.h>\n#line 1\n"
 # Line 3, column 28 is the '31'.
 LANE = (
     "__global__ void k(float *x) {\n"
@@ -160,7 +163,7 @@ def test_out_dir_with_several_files(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert files_under(tmp_path / "out") == ["a.hip", "b.cuh", "c.cpp", "d.h"]
-    assert (tmp_path / "out/a.hip").read_text() == "void a() { hipFree(0); }\n"
+    assert (tmp_path / "out/a.hip").read_text() == RT + "void a() { hipFree(0); }\n"
     assert (tmp_path / "out/b.cuh").read_text() == "void b() { hipMalloc(&p, 4); }\n"
     assert (tmp_path / "out/c.cpp").read_text() == "#include <hip/hip_runtime.h>\n"
     assert (tmp_path / "out/d.h").read_text() == "int d;\n"
@@ -217,10 +220,10 @@ def test_tree_is_mirrored(tmp_path: Path) -> None:
         "util/math.cuh",
     ]
     dst = tmp_path / "dst"
-    assert (dst / "main.hip").read_text() == (
+    assert (dst / "main.hip").read_text() == RT + (
         '#include "kernels.hip"\n#include "util/math.cuh"\nint main() { hipMalloc(&p, 4); }\n'
     )
-    assert (dst / "kernels.hip").read_text() == "__global__ void k(float *p) { p[0] = 1; }\n"
+    assert (dst / "kernels.hip").read_text() == RT + "__global__ void k(float *p) { p[0] = 1; }\n"
     assert (dst / "util/math.cuh").read_text() == (
         '#pragma once\n#include "../kernels.hip"\ninline void f() { hipFree(0); }\n'
     )
@@ -230,7 +233,9 @@ def test_tree_is_mirrored(tmp_path: Path) -> None:
     # A string that names a .cu file is not an include.
     assert (dst / "host/old.cc").read_text() == 'const char *s = "kernels.cu";\n'
     # Only quoted includes of .cu files are renamed.
-    assert (dst / "host/more.hip").read_text() == '#include <kernels.cu>\n#include "kernels.cuh"\n'
+    assert (
+        dst / "host/more.hip"
+    ).read_text() == RT + '#include <kernels.cu>\n#include "kernels.cuh"\n'
     assert lines(err)[-1] == "cass: 8 file(s) translated: 0 error(s), 0 warning(s)"
     # The source tree is untouched.
     assert "main.hip" not in files_under(tmp_path / "src")
@@ -239,7 +244,7 @@ def test_tree_is_mirrored(tmp_path: Path) -> None:
 def test_single_file_keeps_cu_includes(tmp_path: Path) -> None:
     write("main.cu", '#include "kernels.cu"\n')
     assert cass("translate", "main.cu", "-o", "main.hip")[0] == 0
-    assert (tmp_path / "main.hip").read_text() == '#include "kernels.cu"\n'
+    assert (tmp_path / "main.hip").read_text() == RT + '#include "kernels.cu"\n'
 
 
 def test_jobs_do_not_change_the_result(tmp_path: Path) -> None:
@@ -275,7 +280,7 @@ def test_unsupported_api_exits_1(tmp_path: Path) -> None:
     assert diags[0].startswith(f"u.cu:2:10: error: '{name}' has no HIP equivalent")
     assert diags[0].endswith("[cass-unsupported-api]")
     # The output is still written, with the name left as it is.
-    assert (tmp_path / "u.hip").read_text() == source
+    assert (tmp_path / "u.hip").read_text() == RT + source
     assert lines(err)[-1] == "cass: 1 file(s) translated: 1 error(s), 0 warning(s)"
 
 
@@ -289,7 +294,7 @@ def test_inline_ptx_exits_1(tmp_path: Path) -> None:
         "intrinsics [cass-inline-ptx]",
         "cass: 1 file(s) translated: 1 error(s), 0 warning(s)",
     ]
-    assert (tmp_path / "p.hip").read_text() == source
+    assert (tmp_path / "p.hip").read_text() == RT + source
 
 
 def test_asm_in_comments_and_strings_is_not_ptx() -> None:
@@ -313,7 +318,7 @@ def test_warning_exits_0_and_werror_exits_1(tmp_path: Path) -> None:
         LANE_DIAG.format(path="w.cu", severity="error"),
         "cass: 1 file(s) translated: 1 error(s), 0 warning(s)",
     ]
-    assert (tmp_path / "w.hip").read_text() == LANE
+    assert (tmp_path / "w.hip").read_text() == RT + LANE
 
 
 def test_quiet_prints_errors_only() -> None:
@@ -371,7 +376,8 @@ def test_quiet_prints_errors_only() -> None:
         ),
         (
             ["frobnicate"],
-            "argument command: invalid choice: 'frobnicate' (choose from 'translate', 'cache', 'doctor', 'tables')",
+            "argument command: invalid choice: 'frobnicate' (choose from 'translate', "
+            "'cache', 'doctor', 'bench', 'tables')",
         ),
         (["tables", "--family", "nope"], "--family nope: no such family"),
     ],
@@ -453,7 +459,7 @@ def test_out_dir_onto_the_inputs_directory_is_refused(tmp_path: Path) -> None:
     assert errors == ["cass: error: inc/h.cuh: refusing to overwrite an input file"]
     assert snapshot(h) == before
     # The .cu file's output does not collide with anything: it is still written.
-    assert (tmp_path / "inc/k.hip").read_text() == "void g() { hipFree(0); }\n"
+    assert (tmp_path / "inc/k.hip").read_text() == RT + "void g() { hipFree(0); }\n"
     assert k.read_text() == "void g() { cudaFree(0); }\n"
     assert files_under(tmp_path / "inc") == ["h.cuh", "k.cu", "k.hip"]
 
@@ -614,7 +620,7 @@ def test_truncated_input_is_translated_with_a_warning(
     code, err = cass("translate", "t.cu", "-o", "t.hip")
     assert code == 0
     assert lines(err) == [diagnostic, "cass: 1 file(s) translated: 0 error(s), 1 warning(s)"]
-    assert (tmp_path / "t.hip").read_text() == output
+    assert (tmp_path / "t.hip").read_text() == (RT + output if output.strip() else output)
 
 
 def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
@@ -636,7 +642,7 @@ def test_one_bad_file_does_not_stop_the_others(tmp_path: Path) -> None:
     assert lines(err)[-1] == "cass: 2 file(s) translated: 0 error(s), 1 warning(s)"
     assert files_under(tmp_path / "out") == ["good.hip", "trunc.hip"]
     assert (tmp_path / "out/good.hip").read_text() == CLEAN_HIP
-    assert (tmp_path / "out/trunc.hip").read_text() == "void f() {\n"
+    assert (tmp_path / "out/trunc.hip").read_text() == RT + "void f() {\n"
 
 
 def test_bad_file_in_a_tree(tmp_path: Path) -> None:
@@ -846,19 +852,19 @@ def test_launch_syntax_ggl(tmp_path: Path, source: str, expected: str) -> None:
     write("l.cu", f"void run() {{\n  {source}\n}}\n")
     code, err = cass("translate", "l.cu", "-o", "l.hip", "--launch-syntax", "ggl")
     assert code == 0, err
-    assert (tmp_path / "l.hip").read_text() == f"void run() {{\n  {expected}\n}}\n"
+    assert (tmp_path / "l.hip").read_text() == RT + f"void run() {{\n  {expected}\n}}\n"
     # Chevrons are the default, and HIP accepts them.
     assert cass("translate", "l.cu", "-o", "c.hip")[0] == 0
-    assert (tmp_path / "c.hip").read_text() == f"void run() {{\n  {source}\n}}\n"
+    assert (tmp_path / "c.hip").read_text() == RT + f"void run() {{\n  {source}\n}}\n"
 
 
 def test_launch_syntax_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write("l.cu", "k<<<1, 2>>>(a);\n")
     monkeypatch.setenv("CASS_LAUNCH_SYNTAX", "ggl")
     assert cass("translate", "l.cu", "-o", "l.hip")[0] == 0
-    assert (tmp_path / "l.hip").read_text() == "hipLaunchKernelGGL(k, 1, 2, 0, 0, a);\n"
+    assert (tmp_path / "l.hip").read_text() == RT + "hipLaunchKernelGGL(k, 1, 2, 0, 0, a);\n"
     assert cass("translate", "l.cu", "-o", "l.hip", "--launch-syntax", "chevrons")[0] == 0
-    assert (tmp_path / "l.hip").read_text() == "k<<<1, 2>>>(a);\n"
+    assert (tmp_path / "l.hip").read_text() == RT + "k<<<1, 2>>>(a);\n"
     monkeypatch.setenv("CASS_LAUNCH_SYNTAX", "bogus")
     code, err = cass("translate", "l.cu", "-o", "l.hip")
     assert code == 2
@@ -873,20 +879,20 @@ def test_hip_version_option(tmp_path: Path, version: str, expected: str) -> None
     write("s.cu", SHFL)
     code, err = cass("translate", "s.cu", "-o", "s.hip", "--hip-version", version)
     assert code == 0, err
-    assert (tmp_path / "s.hip").read_text() == expected
+    assert (tmp_path / "s.hip").read_text() == RT + expected
 
 
 def test_hip_version_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write("s.cu", SHFL)
     monkeypatch.setenv("CASS_HIP_VERSION", "5.2")
     assert cass("translate", "s.cu", "-o", "s.hip")[0] == 0
-    assert (tmp_path / "s.hip").read_text() == SHFL_OLD
+    assert (tmp_path / "s.hip").read_text() == RT + SHFL_OLD
     monkeypatch.setenv("CASS_HIP_VERSION", "7.0")
     assert cass("translate", "s.cu", "-o", "s.hip")[0] == 0
-    assert (tmp_path / "s.hip").read_text() == SHFL_NEW
+    assert (tmp_path / "s.hip").read_text() == RT + SHFL_NEW
     # The option beats the variable.
     assert cass("translate", "s.cu", "-o", "s.hip", "--hip-version", "5.2")[0] == 0
-    assert (tmp_path / "s.hip").read_text() == SHFL_OLD
+    assert (tmp_path / "s.hip").read_text() == RT + SHFL_OLD
 
 
 # --- tables -------------------------------------------------------------------------------
@@ -955,7 +961,7 @@ def test_console_script(tmp_path: Path) -> None:
     assert (tmp_path / "a.hip").read_text() == CLEAN_HIP
     done = run_script([exe, "translate", "w.cu", "-o", "-", "--werror"], tmp_path)
     assert done.returncode == 1
-    assert done.stdout == LANE.encode()
+    assert done.stdout == (RT + LANE).encode()
     assert done.stderr.decode().splitlines()[0] == LANE_DIAG.format(path="w.cu", severity="error")
     done = run_script([exe], tmp_path)
     assert done.returncode == 2

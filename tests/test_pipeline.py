@@ -374,7 +374,9 @@ def test_missing_toolchain_gives_the_install_hint(tmp_path: Path) -> None:
     assert "a.cu: warning: not verified: no HIP toolchain found (hipcc) [cass-unverified]" in (
         done.stderr
     )
-    assert (tmp_path / "a.hip").read_text() == "void f() { hipDeviceReset(); }\n"
+    assert (tmp_path / "a.hip").read_text() == (
+        "#include <hip/hip_runtime.h>\n#line 1\nvoid f() { hipDeviceReset(); }\n"
+    )
     done = subprocess.run([*run, "doctor"], env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "--  hipcc" in done.stdout and "apt-get install -y hipcc" in done.stdout

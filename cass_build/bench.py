@@ -1,0 +1,464 @@
+"""``cass bench``: score translators on a directory of self-checking CUDA programs.
+
+Layout (docs/bench.md): one directory per program, holding ``main.cu``, any
+local headers, and ``manifest.toml`` (domain, description, features, hazards,
+args, libs). For every program and every strategy asked for, this:
+
+1. translates it through the pipeline with that strategy alone (no fallback),
+   local headers included;
+2. compiles the translation for the AMD archs here (the compile rate);
+3. where an NVIDIA GPU exists, builds and runs the CUDA original and the
+   translated HIP (through the HIP-on-CUDA layer) several times, and compares
+   verdict lines, checksums and output files (execution accuracy) and runtimes.
+
+Reports: ``<out>/<name>.md`` and ``.json`` with per-program rows, totals per
+domain and per hazard, the environment and the exact command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._version import __version__
+from .errors import CassError, InputError, UsageError
+
+__all__ = ["Program", "discover", "run_bench"]
+
+#: HIP library headers that a program linking a CUDA library needs on the AMD side.
+HIP_LIBRARY_HEADERS = {
+    "cublas": "hipblas/hipblas.h",
+    "cublasLt": "hipblaslt/hipblaslt.h",
+    "curand": "hiprand/hiprand.h",
+    "cufft": "hipfft/hipfft.h",
+    "cusparse": "hipsparse/hipsparse.h",
+    "cusolver": "hipsolver/hipsolver.h",
+    "cudnn": "miopen/miopen.h",
+    "nccl": "rccl/rccl.h",
+}
+MANIFEST_KEYS = {"domain", "description", "features", "hazards", "args", "libs", "timeout"}
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    directory: Path
+    domain: str
+    description: str = ""
+    features: tuple[str, ...] = ()
+    hazards: tuple[str, ...] = ()
+    args: tuple[str, ...] = ()
+    libs: tuple[str, ...] = ()
+    timeout: float = 60.0
+
+    @property
+    def main(self) -> Path:
+        return self.directory / "main.cu"
+
+
+def _strings(raw: dict[str, Any], key: str, where: Path) -> tuple[str, ...]:
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        msg = f"{where}: '{key}' must be a list of strings"
+        raise InputError(msg)
+    return tuple(value)
+
+
+def load_program(directory: Path) -> Program:
+    manifest = directory / "manifest.toml"
+    try:
+        raw = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except OSError as exc:
+        msg = f"{manifest}: cannot read: {exc.strerror or exc}"
+        raise InputError(msg) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        msg = f"{manifest}: not valid TOML: {exc}"
+        raise InputError(msg) from None
+    unknown = set(raw) - MANIFEST_KEYS
+    if unknown:
+        msg = f"{manifest}: unknown key(s) {', '.join(sorted(unknown))}"
+        raise InputError(msg, hint=f"known keys: {', '.join(sorted(MANIFEST_KEYS))}")
+    if not isinstance(raw.get("domain"), str):
+        msg = f"{manifest}: 'domain' (a string) is required"
+        raise InputError(msg)
+    return Program(
+        name=directory.name,
+        directory=directory,
+        domain=raw["domain"],
+        description=str(raw.get("description", "")),
+        features=_strings(raw, "features", manifest),
+        hazards=_strings(raw, "hazards", manifest),
+        args=_strings(raw, "args", manifest),
+        libs=_strings(raw, "libs", manifest),
+        timeout=float(raw.get("timeout", 60.0)),
+    )
+
+
+def discover(root: Path) -> list[Program]:
+    """Every program directory under ``root`` (a directory with main.cu and manifest.toml)."""
+    if not root.is_dir():
+        msg = f"{root}: no such directory"
+        raise UsageError(msg, hint="cass bench DIR, where DIR holds one folder per program")
+    found = []
+    for main in sorted(root.rglob("main.cu")):
+        if (main.parent / "manifest.toml").is_file():
+            found.append(load_program(main.parent))
+    if not found:
+        msg = f"{root}: no programs (directories with main.cu and manifest.toml)"
+        raise UsageError(msg, hint="see docs/bench.md for the layout")
+    return found
+
+
+@dataclass
+class Row:
+    program: str
+    domain: str
+    hazards: tuple[str, ...]
+    strategy: str
+    translated: bool = False
+    compiled: bool | None = None
+    """None: not attempted here (a HIP library is not installed)."""
+    compile_note: str = ""
+    executed: bool | None = None
+    """None: no GPU here, or nothing to run."""
+    run_note: str = ""
+    cuda_seconds: float | None = None
+    hip_seconds: float | None = None
+    cuda_verdict: str = ""
+    hip_verdict: str = ""
+    translate_seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.cuda_seconds and self.hip_seconds:
+            return self.hip_seconds / self.cuda_seconds
+        return None
+
+
+def _missing_library(program: Program, include_root: Path | None) -> str | None:
+    for lib in program.libs:
+        header = HIP_LIBRARY_HEADERS.get(lib)
+        if header is None:
+            continue
+        roots = [include_root] if include_root else []
+        roots += [Path("/opt/rocm/include"), Path("/usr/include")]
+        if not any((r / header).is_file() for r in roots if r):
+            return f"{header} is not installed here"
+    return None
+
+
+def _translate_and_compile(
+    program: Program, strategy: str, archs: tuple[str, ...], work: Path, compile_here: bool
+) -> tuple[Row, Path | None]:
+    from .errors import VerificationError
+    from .pipeline import PipelineOptions, translate_to
+    from .settings import Settings
+    from .toolchain import find_hip
+
+    row = Row(program.name, program.domain, program.hazards, strategy)
+    out_dir = work / strategy.replace(":", "_").replace("/", "_") / program.name
+    toolchain = find_hip()
+    missing = _missing_library(program, toolchain.rocm_path / "include" if toolchain else None)
+    level = "compile" if compile_here and toolchain and not missing else "none"
+    opts = PipelineOptions(
+        strategy=strategy,
+        verify=level,
+        archs=archs,
+        include_dirs=(program.directory,),
+        mirror=((program.directory, out_dir),),
+        allow_unverified=True,
+        use_cache=True,
+        settings=Settings.from_env(),
+    )
+    target = out_dir / "main.hip"
+    start = time.perf_counter()
+    try:
+        result = translate_to(program.main, target, opts)
+    except VerificationError as exc:  # not raised with allow_unverified; kept for safety
+        row.compile_note = str(exc)
+        return row, None
+    except CassError as exc:
+        row.compile_note = f"translation failed: {exc}"
+        return row, None
+    row.translate_seconds = time.perf_counter() - start
+    row.translated = True
+    if level == "none":
+        row.compiled = None
+        row.compile_note = missing or ("no HIP toolchain" if toolchain is None else "not asked")
+    else:
+        row.compiled = result.verified
+        failed = [a for a in result.attempts if a.status == "failed"]
+        if failed:
+            first = failed[-1]
+            row.compile_note = first.messages[0] if first.messages else first.reason
+    return row, target
+
+
+def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:
+    from . import compare
+
+    workdir = work / "run" / row.strategy.replace(":", "_") / program.name
+    workdir.mkdir(parents=True, exist_ok=True)
+    cuda_times: list[float] = []
+    hip_times: list[float] = []
+    passed = True
+    note = ""
+    for _ in range(max(1, runs)):
+        result = compare.compare(
+            program.main,
+            hip_source,
+            workdir=workdir,
+            include_dirs=(program.directory, hip_source.parent),
+            args=program.args,
+            link=program.libs,
+            timeout=program.timeout,
+        )
+        row.cuda_verdict = " ".join(result.cuda.verdicts)
+        row.hip_verdict = " ".join(result.hip.verdicts)
+        if not result.passed:
+            passed, note = False, result.reason
+            break
+        cuda_times.append(result.cuda.seconds)
+        hip_times.append(result.hip.seconds)
+    row.executed = passed
+    row.run_note = note
+    if cuda_times and hip_times:
+        row.cuda_seconds = statistics.median(cuda_times)
+        row.hip_seconds = statistics.median(hip_times)
+
+
+def _totals(rows: list[Row], key: str) -> dict[str, dict[str, dict[str, int]]]:
+    """{strategy: {group: {programs, translated, compiled, compile_tried, executed, run_tried}}}."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        groups = [row.domain] if key == "domain" else list(row.hazards) or ["(none)"]
+        for group in groups:
+            t = out.setdefault(row.strategy, {}).setdefault(
+                group,
+                {
+                    "programs": 0,
+                    "translated": 0,
+                    "compile_tried": 0,
+                    "compiled": 0,
+                    "run_tried": 0,
+                    "executed": 0,
+                },
+            )
+            t["programs"] += 1
+            t["translated"] += row.translated
+            if row.compiled is not None:
+                t["compile_tried"] += 1
+                t["compiled"] += row.compiled
+            if row.executed is not None:
+                t["run_tried"] += 1
+                t["executed"] += row.executed
+    return out
+
+
+def _environment() -> dict[str, Any]:
+    from .toolchain import find_hip, find_nvcc
+
+    hip = find_hip()
+    nvcc = find_nvcc()
+    env: dict[str, Any] = {
+        "cass": __version__,
+        "python": platform.python_version(),
+        "machine": platform.platform(),
+        "cpus": os.cpu_count(),
+        "hipcc": f"{hip.hipcc} (HIP {hip.version_text})" if hip else None,
+        "nvcc": f"{nvcc.nvcc} (CUDA {nvcc.version})" if nvcc else None,
+        "gpu": None,
+    }
+    try:
+        from . import compare
+
+        env["gpu"] = compare.gpu_backend()
+        describe = getattr(compare, "describe_gpu", None)
+        if callable(describe):
+            env["gpu_name"] = describe()
+    except ImportError:
+        pass
+    return env
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{n}/{d} ({100.0 * n / d:.0f}%)" if d else "-"
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    lines = [f"# cass bench: {doc['name']}", ""]
+    lines.append(f"Command: `{doc['command']}`")
+    lines.append("")
+    env = doc["environment"]
+    lines.append(
+        "Environment: "
+        + ", ".join(f"{k} {v}" for k, v in env.items() if v is not None)
+        + f". Archs: {', '.join(doc['archs']) or '-'}. Runs per program: {doc['runs']}."
+    )
+    lines.append("")
+    lines.append("## Totals")
+    lines.append("")
+    lines.append(
+        "| strategy | programs | translated | AMD compile rate | execution accuracy "
+        "| median HIP/CUDA time |"
+    )
+    lines.append("|---|---|---|---|---|---|")
+    for strategy, t in doc["totals"].items():
+        lines.append(
+            f"| {strategy} | {t['programs']} | {t['translated']} | "
+            f"{_pct(t['compiled'], t['compile_tried'])} | {_pct(t['executed'], t['run_tried'])} | "
+            f"{t['median_ratio'] if t['median_ratio'] is not None else '-'} |"
+        )
+    lines.append("")
+    lines.append(
+        "Compile rate counts programs whose HIP libraries exist here; execution "
+        "accuracy counts programs run on the GPU (strict: both sides built, same exit "
+        "code, same verdict and checksum, same output files)."
+    )
+    for key, title in (("per_domain", "Per domain"), ("per_hazard", "Per hazard")):
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            "| strategy | group | programs | compiled | executed |",
+            "|---|---|---|---|---|",
+        ]
+        for strategy, groups in doc[key].items():
+            for group, t in sorted(groups.items()):
+                lines.append(
+                    f"| {strategy} | {group} | {t['programs']} | "
+                    f"{_pct(t['compiled'], t['compile_tried'])} | "
+                    f"{_pct(t['executed'], t['run_tried'])} |"
+                )
+    lines += [
+        "",
+        "## Programs",
+        "",
+        "| program | domain | strategy | compiled | executed | CUDA s | HIP s | HIP/CUDA | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def mark(v: bool | None) -> str:
+        return "-" if v is None else ("yes" if v else "**no**")
+
+    for r in doc["rows"]:
+        note = (r["run_note"] or r["compile_note"]).replace("|", "\\|")[:160]
+        lines.append(
+            f"| {r['program']} | {r['domain']} | {r['strategy']} | {mark(r['compiled'])} | "
+            f"{mark(r['executed'])} | {r['cuda_seconds'] or '-'} | {r['hip_seconds'] or '-'} | "
+            f"{r['ratio'] or '-'} | {note} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def run_bench(
+    root: Path,
+    *,
+    strategies: Sequence[str] = ("rules",),
+    archs: tuple[str, ...] = (),
+    runs: int = 3,
+    jobs: int = 2,
+    out: Path | None = None,
+    name: str = "bench",
+    gpu: bool = True,
+    command: str = "",
+    progress: Any = None,
+) -> dict[str, Any]:
+    """Score each strategy on every program under ``root``; returns the report document."""
+    from .toolchain import default_archs
+
+    programs = discover(root)
+    archs = archs or default_archs()
+    backend = None
+    if gpu:
+        try:
+            from . import compare
+
+            backend = compare.gpu_backend()
+        except ImportError:
+            backend = None
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="cass-bench-") as tmp:
+        work = Path(tmp)
+
+        def one(item: tuple[Program, str]) -> Row:
+            program, strategy = item
+            row, hip = _translate_and_compile(program, strategy, archs, work, True)
+            if backend == "nvidia" and hip is not None:
+                try:
+                    _run_both(program, hip, row, runs, work)
+                except CassError as exc:
+                    row.executed, row.run_note = False, str(exc)
+            elif backend is None:
+                row.run_note = row.run_note or ""
+            return row
+
+        items = [(p, s) for s in strategies for p in programs]
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for row in pool.map(one, items):
+                rows.append(row)
+                if progress is not None:
+                    progress(row)
+    totals: dict[str, Any] = {}
+    for strategy in strategies:
+        mine = [r for r in rows if r.strategy == strategy]
+        ratios = [r.ratio for r in mine if r.ratio is not None and r.executed]
+        totals[strategy] = {
+            "programs": len(mine),
+            "translated": sum(r.translated for r in mine),
+            "compile_tried": sum(r.compiled is not None for r in mine),
+            "compiled": sum(bool(r.compiled) for r in mine),
+            "run_tried": sum(r.executed is not None for r in mine),
+            "executed": sum(bool(r.executed) for r in mine),
+            "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
+        }
+    doc: dict[str, Any] = {
+        "name": name,
+        "command": command or shlex.join(["cass", *sys.argv[1:]]),
+        "root": str(root),
+        "archs": list(archs),
+        "runs": runs,
+        "environment": _environment(),
+        "totals": totals,
+        "per_domain": _totals(rows, "domain"),
+        "per_hazard": _totals(rows, "hazard"),
+        "rows": [
+            {
+                "program": r.program,
+                "domain": r.domain,
+                "hazards": list(r.hazards),
+                "strategy": r.strategy,
+                "translated": r.translated,
+                "compiled": r.compiled,
+                "compile_note": r.compile_note,
+                "executed": r.executed,
+                "run_note": r.run_note,
+                "cuda_seconds": round(r.cuda_seconds, 4) if r.cuda_seconds else None,
+                "hip_seconds": round(r.hip_seconds, 4) if r.hip_seconds else None,
+                "ratio": round(r.ratio, 3) if r.ratio else None,
+                "cuda_verdict": r.cuda_verdict,
+                "hip_verdict": r.hip_verdict,
+                "translate_seconds": round(r.translate_seconds, 4),
+            }
+            for r in rows
+        ],
+    }
+    if out is not None:
+        from .sources import write_atomic
+
+        write_atomic(out / f"{name}.json", (json.dumps(doc, indent=2) + "\n").encode())
+        write_atomic(out / f"{name}.md", render_markdown(doc).encode())
+    return doc
