@@ -286,7 +286,7 @@ def _environment() -> dict[str, Any]:
         from . import compare
 
         env["gpu"] = compare.gpu_backend()
-        describe = getattr(compare, "describe_gpu", None)
+        describe = getattr(compare, "gpu_description", None)
         if callable(describe):
             env["gpu_name"] = describe()
     except ImportError:
