@@ -67,12 +67,18 @@ class RuleResult:
         self.stats = stats
 
 
+@functools.cache
+def _family_names() -> tuple[str, ...]:
+    return tuple(f.name for f in load_tables())
+
+
 def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
     """Translate UTF-8 CUDA source bytes with the tables."""
     from . import _core
 
     major, minor = settings.resolved_hip_version()
-    text, raw_diags, raw_stats, lines = _core.translate(
+    # The core builds the Diagnostic tuples itself: a file may carry hundreds.
+    data, diagnostics, counts, lines = _core.translate_result(
         source,
         core_table(),
         major * 100 + minor,
@@ -80,15 +86,10 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
         settings.rename_cu_includes,
         settings.cuda_arch,
         settings.cuda_version,
+        path,
+        Diagnostic,
+        SEVERITIES,
     )
-    diagnostics = [
-        Diagnostic(path, line, col, SEVERITIES[sev], f"cass-{rule}", message)
-        for line, col, sev, rule, message in raw_diags
-    ]
-    families = load_tables()
-    counts = {
-        families[i].name: FamilyCount(conv, unconv)
-        for i, (conv, unconv) in enumerate(raw_stats)
-        if conv or unconv
-    }
-    return RuleResult(text, diagnostics, Stats(counts, lines, len(source)))
+    names = _family_names()
+    families = {names[i]: FamilyCount(conv, unconv) for i, conv, unconv in counts}
+    return RuleResult(data, diagnostics, Stats(families, lines, len(source)))

@@ -73,6 +73,78 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
     return py::make_tuple(py::bytes(r.text), diags, fams, r.stats.lines);
 }
 
+// A new reference to a str decoded from core text (messages may quote source bytes).
+PyObject* new_str(const std::string& s) {
+    PyObject* o =
+        PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+    if (o == nullptr) throw py::error_already_set();
+    return o;
+}
+
+// translate(), with the diagnostics built as instances of `diagnostic_type`
+// (cass_build.diagnostics.Diagnostic: path, line, column, severity, rule,
+// message) and only the families with references in the stats, as
+// (index, converted, unconverted). A file can carry hundreds of diagnostics, so
+// they are built here, the way CPython builds instances of tuple subclasses,
+// rather than by a call back into Python for each.
+py::tuple translate_result(const py::bytes& source, const cass::Table& table, int hip_version,
+                           bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version,
+                           const py::str& path, const py::type& diagnostic_type,
+                           const py::tuple& severities) {
+    auto* type = reinterpret_cast<PyTypeObject*>(diagnostic_type.ptr());
+    if (!PyType_IsSubtype(type, &PyTuple_Type) || type->tp_basicsize != PyTuple_Type.tp_basicsize ||
+        type->tp_itemsize != PyTuple_Type.tp_itemsize || severities.size() != 3) {
+        throw py::type_error("diagnostic_type must be a NamedTuple class; severities 3 strings");
+    }
+    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
+    if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
+    cass::Options opt;
+    opt.hip_version = static_cast<std::uint32_t>(hip_version);
+    opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
+    opt.rename_cu_includes = rename_cu_includes;
+    opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
+    opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
+    cass::Result r;
+    {
+        py::gil_scoped_release release;
+        r = cass::translate(src, table, opt);
+    }
+    py::bytes text(r.text);
+    py::list diags(r.diagnostics.size());
+    std::vector<std::pair<std::string, py::object>> rules;  // "inline-ptx" -> "cass-inline-ptx"
+    for (std::size_t k = 0; k < r.diagnostics.size(); ++k) {
+        const cass::Diagnostic& d = r.diagnostics[k];
+        py::object rule;
+        for (const auto& [name, object] : rules) {
+            if (name == d.rule) rule = object;
+        }
+        if (!rule) {
+            rule = py::reinterpret_steal<py::object>(new_str("cass-" + d.rule));
+            rules.emplace_back(d.rule, rule);
+        }
+        py::object items[6] = {
+            path,
+            py::int_(d.line),
+            py::int_(d.column),
+            severities[static_cast<std::size_t>(d.severity) % 3],
+            rule,
+            py::reinterpret_steal<py::object>(new_str(d.message)),
+        };
+        PyObject* t = type->tp_alloc(type, 6);
+        if (t == nullptr) throw py::error_already_set();
+        for (Py_ssize_t i = 0; i < 6; ++i) PyTuple_SET_ITEM(t, i, items[i].release().ptr());
+        PyList_SET_ITEM(diags.ptr(), static_cast<Py_ssize_t>(k), t);
+    }
+    py::list fams;
+    for (std::size_t f = 0; f < r.stats.families.size(); ++f) {
+        const cass::FamilyStats& c = r.stats.families[f];
+        if (c.converted != 0 || c.unconverted != 0) {
+            fams.append(py::make_tuple(f, c.converted, c.unconverted));
+        }
+    }
+    return py::make_tuple(std::move(text), std::move(diags), std::move(fams), r.stats.lines);
+}
+
 py::list tokens(const py::bytes& source) {
     std::string_view src = source;
     py::list out;
@@ -92,6 +164,11 @@ PYBIND11_MODULE(_core, m) {
     m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("hip_version"),
           py::arg("ggl"), py::arg("rename_cu_includes"), py::arg("cuda_arch"),
           py::arg("cuda_version"));
+    m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
+          py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
+          py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("path"),
+          py::arg("diagnostic_type"), py::arg("severities"),
+          "translate() with Diagnostic instances and (family, converted, unconverted) stats");
     m.def(
         "tokens", &tokens, py::arg("source"),
         "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");

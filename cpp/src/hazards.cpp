@@ -6,51 +6,12 @@
 #include "rewriter_impl.hpp"
 
 namespace cass::detail {
-namespace {
-
-bool mentions_lanes(std::string_view w) {
-    if (w == "threadIdx" || w == "tid") return true;
-    std::string l(w);
-    for (char& c : l) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
-    return l.find("lane") != std::string::npos || l.find("warp") != std::string::npos;
-}
-
-// The value of a decimal or hex integer literal, or -1 (suffixes and separators
-// ignored). Only small values matter here, so anything long is -1.
-long long literal_value(std::string_view t) {
-    std::size_t n = t.size();
-    while (n > 0 && (t[n - 1] == 'u' || t[n - 1] == 'U' || t[n - 1] == 'l' || t[n - 1] == 'L')) --n;
-    if (n == 0 || n > 24) return -1;
-    std::size_t k = 0;
-    int base = 10;
-    if (n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
-        base = 16;
-        k = 2;
-    }
-    unsigned long long v = 0;
-    for (; k < n; ++k) {
-        const char c = t[k];
-        int d = -1;
-        if (c >= '0' && c <= '9') d = c - '0';
-        if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-        if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-        if (c == '\'') continue;
-        if (d < 0) return -1;
-        v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
-        if (v > 0xffffffffffffULL) return -1;
-    }
-    return static_cast<long long>(v);
-}
-
-}  // namespace
 
 void Rewriter::scan_loops() {
-    for (const int i : fors_) {
+    for (const int i : scan_.fors) {
         const int open = next_sig(i);
-        if (!is_punct(open, "(") || match_[open] < 0) continue;
-        const int close = match_[open];
+        if (!is_punct(open, "(") || match(open) < 0) continue;
+        const int close = match(open);
         bool literal = false;
         for (int k = open + 1; k < close; ++k) {
             if (toks_[k].kind == TokenKind::Number) {
@@ -61,8 +22,8 @@ void Rewriter::scan_loops() {
         const int body = next_sig(close);
         if (body < 0) continue;
         int end = body;
-        if (is_punct(body, "{") && match_[body] > body) {
-            end = match_[body];
+        if (is_punct(body, "{") && match(body) > body) {
+            end = match(body);
         } else {
             while (end + 1 < ntok_ && !is_punct(end, ";")) ++end;
         }
@@ -74,8 +35,7 @@ void Rewriter::hazard_number(int i) {
     if (in_directive(i)) {
         // #define WARP_SIZE 32
         const int name = prev_sig(i);
-        if (name >= 0 && name == define_name_ && literal_value(text(i)) == 32 &&
-            mentions_lanes(text(name))) {
+        if (name >= 0 && name == define_name_ && literal_value(text(i)) == 32 && lanes(name)) {
             diag(i, Severity::Warning, "warp-size-literal",
                  "'" + std::string(text(name)) +
                      "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
@@ -107,7 +67,7 @@ void Rewriter::hazard_number(int i) {
     if (o == "=" && v == 32) {
         // constexpr int kWarpSize = 32;
         const int name = prev_sig(op);
-        if (is_ident(name) && mentions_lanes(text(name))) {
+        if (has_flag(name, kSymLanes)) {
             diag(i, Severity::Warning, "warp-size-literal",
                  "'" + std::string(text(name)) +
                      "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
@@ -119,7 +79,7 @@ void Rewriter::hazard_number(int i) {
                          (v == 5 && (o == ">>" || o == ">>="));
     if (!lane_op) return;
     for (int k = statement_begin(op); k < op; ++k) {
-        if (toks_[k].kind == TokenKind::Identifier && mentions_lanes(text(k))) {
+        if (has_flag(k, kSymLanes)) {
             diag(i, Severity::Warning, "warp-lane-arith",
                  "'" + std::string(o) + " " + std::string(text(i)) +
                      "' assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)");
@@ -134,7 +94,7 @@ void Rewriter::hazard_shift(int i) {
     const int lane = next_sig(i);
     if (one < 0 || toks_[one].kind != TokenKind::Number || !is_ident(lane)) return;
     const std::string_view t = text(one);
-    if ((t == "1" || t == "1u" || t == "1U") && mentions_lanes(text(lane))) {
+    if ((t == "1" || t == "1u" || t == "1U") && has_flag(lane, kSymLanes)) {
         diag(one, Severity::Warning, "lane-mask-width",
              "'" + std::string(t) + " << " + std::string(text(lane)) +
                  "' overflows for lanes 32-63 of a 64-lane wavefront; use 1ull");

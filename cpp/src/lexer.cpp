@@ -2,8 +2,12 @@
 
 #include <array>
 #include <cstring>
+#include <string>
+
+#include "scanner.hpp"
 
 namespace cass {
+namespace detail {
 namespace {
 
 constexpr std::array<std::uint8_t, 256> make_class_table() {
@@ -18,8 +22,9 @@ constexpr std::array<std::uint8_t, 256> make_class_table() {
 }
 constexpr auto kClass = make_class_table();
 
+// What a token starting with a byte can be: one table lookup per token.
 enum Dispatch : std::uint8_t {
-    kPunct,
+    kOther,  // a byte no other kind takes (stray '@', '`', '\0', ...)
     kIdentStart,
     kDigit,
     kBlank,
@@ -28,9 +33,17 @@ enum Dispatch : std::uint8_t {
     kSlash,
     kHash,
     kLess,
+    kGreater,
     kDoubleQuote,
     kSingleQuote,
     kDot,
+    kOpen,    // ( [ {
+    kClose,   // ) ] }
+    kSingle,  // ; , ? ~: always one byte
+    kColon,
+    kMinus,
+    kDoubling,  // + & |: doubled or followed by '='
+    kAssign,    // = ! * % ^: followed by '=' or alone
 };
 
 constexpr std::array<std::uint8_t, 256> make_dispatch_table() {
@@ -45,9 +58,17 @@ constexpr std::array<std::uint8_t, 256> make_dispatch_table() {
     t['/'] = kSlash;
     t['#'] = kHash;
     t['<'] = kLess;
+    t['>'] = kGreater;
     t['"'] = kDoubleQuote;
     t['\''] = kSingleQuote;
     t['.'] = kDot;
+    for (const char c : {'(', '[', '{'}) t[static_cast<unsigned char>(c)] = kOpen;
+    for (const char c : {')', ']', '}'}) t[static_cast<unsigned char>(c)] = kClose;
+    for (const char c : {';', ',', '?', '~'}) t[static_cast<unsigned char>(c)] = kSingle;
+    t[':'] = kColon;
+    t['-'] = kMinus;
+    for (const char c : {'+', '&', '|'}) t[static_cast<unsigned char>(c)] = kDoubling;
+    for (const char c : {'=', '!', '*', '%', '^'}) t[static_cast<unsigned char>(c)] = kAssign;
     return t;
 }
 constexpr auto kDispatch = make_dispatch_table();
@@ -55,29 +76,385 @@ constexpr auto kDispatch = make_dispatch_table();
 inline bool ident_char(unsigned char c) { return kClass[c] != 0; }
 inline bool is_digit(unsigned char c) { return kClass[c] == 2; }
 
-class Lexer {
-public:
-    explicit Lexer(std::string_view src) : s_(src), n_(src.size()) { toks_.reserve(n_ / 3 + 16); }
+// Words before a name that do not make it a declaration of that name.
+bool is_non_declaring_keyword(std::string_view w) {
+    if (w.size() < 2 || w.size() > 15 || w[0] < '_' || w[0] > 'w') return false;
+    static constexpr std::string_view kWords[] = {
+        "return",     "case",         "goto",        "else",       "new",
+        "delete",     "throw",        "sizeof",      "alignof",    "decltype",
+        "typename",   "const",        "volatile",    "static",     "extern",
+        "inline",     "constexpr",    "unsigned",    "signed",     "register",
+        "mutable",    "friend",       "virtual",     "explicit",   "using",
+        "namespace",  "template",     "operator",    "co_return",  "co_await",
+        "co_yield",   "if",           "while",       "for",        "switch",
+        "do",         "__host__",     "__device__",  "__global__", "__forceinline__",
+        "__shared__", "__constant__", "__managed__", "typedef",    "struct",
+        "class",      "enum",         "union",       "auto",       "defined",
+        "include",    "ifdef",        "ifndef",      "undef",      "elif",
+        "pragma"};
+    for (const std::string_view k : kWords) {
+        if (k == w) return true;
+    }
+    return false;
+}
 
-    std::vector<Token> run() {
-        if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a UTF-8 byte order mark is blank
-        while (i_ < n_) step();
-        return std::move(toks_);
+// Identifiers hash a word at a time; the zero padding after the source makes
+// reading a whole word past a short name's end safe. For names of up to eight
+// bytes the hash is a bijection of the name, so equal hashes mean equal names.
+inline std::uint64_t mix(std::uint64_t h) {
+    h *= 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 31;
+    return h;
+}
+
+inline std::uint64_t hash_name(const char* p, std::size_t len) {
+    if (len <= 8) return mix(load64(p) & (~0ULL >> (64 - 8 * len)));
+    std::uint64_t h = mix(load64(p) ^ len);
+    std::size_t k = 8;
+    for (; k + 8 < len; k += 8) h = mix(h ^ load64(p + k));
+    return mix(h ^ load64(p + len - 8));
+}
+
+inline bool same_name(const char* a, const char* b, std::size_t len) {
+    if (len <= 8) return true;  // equal hashes and lengths: see hash_name
+    if (len <= 16) return load64(a) == load64(b) && load64(a + len - 8) == load64(b + len - 8);
+    return std::memcmp(a, b, len) == 0;
+}
+
+class Scanner {
+public:
+    Scanner(std::string_view src, const Table* table, Scan& out)
+        : s_(src.data()), n_(src.size()), table_(table), out_(out) {
+        cap_ = n_ / 3 + 16;
+        out_.toks.reset(new Tok[cap_]);  // left uninitialized: every token is written whole
+        out_.ntoks = 0;
+        out_.syms.clear();
+        stack_.reserve(256);
+        if (table_ != nullptr) {
+            slots_.assign(1024, -1);
+            mask_ = slots_.size() - 1;
+        }
+    }
+
+    // The whole lexer is this loop. Its state lives in locals, so that storing
+    // a token does not make the compiler reload it; rare constructs are scanned
+    // by member functions that only return where they end.
+    void run() {
+        const char* const s = s_;
+        const std::size_t n = n_;
+        std::vector<int>& visit = out_.visit;
+        std::size_t i = n >= 3 && std::memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;  // BOM: blank
+        Tok* toks = out_.toks.get();
+        std::size_t ntok = 0;
+        std::size_t cap = cap_;
+        int last = -1;                             // last significant token
+        TokenKind last_kind = TokenKind::Newline;  // its kind
+        bool line_start = true;                    // only blanks and comments so far
+        std::uint8_t dir = 0;                      // kInDirective on a directive line
+        std::uint32_t directive_tokens = 0;        // significant tokens of this directive
+        bool expect_header = false;                // after #include
+        int launch_depth = 0;
+
+// Appends token [B, E) and sets IDX to its index.
+#define CASS_PUSH(IDX, B, E, KIND, FLAGS)            \
+    do {                                             \
+        if (ntok == cap) {                           \
+            toks = grow(ntok);                       \
+            cap = cap_;                              \
+        }                                            \
+        Tok& t_ = toks[ntok];                        \
+        t_.begin = static_cast<std::uint32_t>(B);    \
+        t_.end = static_cast<std::uint32_t>(E);      \
+        t_.prev = last;                              \
+        t_.link = -1;                                \
+        t_.kind = (KIND);                            \
+        t_.flags = static_cast<std::uint8_t>(FLAGS); \
+        (IDX) = static_cast<int>(ntok++);            \
+    } while (false)
+// The same for a significant token, which later tokens point back to.
+#define CASS_SIG(IDX, B, E, KIND, FLAGS)           \
+    do {                                           \
+        CASS_PUSH(IDX, B, E, KIND, (FLAGS) | dir); \
+        line_start = false;                        \
+        ++directive_tokens; /* reset by '#' */     \
+        last = (IDX);                              \
+        last_kind = (KIND);                        \
+    } while (false)
+// A punctuator of LEN bytes.
+#define CASS_PUNCT(IDX, LEN)                      \
+    do {                                          \
+        i = b + (LEN);                            \
+        CASS_SIG(IDX, b, i, TokenKind::Punct, 0); \
+    } while (false)
+
+        int idx = -1;
+        while (i < n) {
+            const std::size_t b = i;
+            const unsigned char c = static_cast<unsigned char>(s[i]);
+            const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+            switch (kDispatch[c]) {
+                case kIdentStart: {
+                    std::size_t k = i + 1;
+                    while (ident_char(static_cast<unsigned char>(s[k]))) ++k;  // padding stops it
+                    const unsigned char next = static_cast<unsigned char>(s[k]);
+                    if (next == '"' || next == '\'') {
+                        const std::size_t end = prefixed_literal(b, k);
+                        if (end != 0) {
+                            i = end;
+                            CASS_SIG(idx, b, end, next == '"' ? TokenKind::String : TokenKind::Char,
+                                     literal_flags_);
+                            note_cut(idx);
+                            break;
+                        }
+                    }
+                    i = k;
+                    const TokenKind before = last_kind;
+                    CASS_SIG(idx, b, k, TokenKind::Identifier, 0);
+                    if (dir != 0 && directive_tokens == 2) {
+                        // '#' then this name: the directive's keyword.
+                        const std::string_view word(s + b, k - b);
+                        expect_header =
+                            word == "include" || word == "include_next" || word == "import";
+                    }
+                    if (table_ != nullptr) {
+                        const int sym = intern(s + b, k - b);
+                        toks[idx].link = sym;
+                        const std::uint16_t f = out_.syms[static_cast<std::size_t>(sym)].flags;
+                        if ((f & (kSymVisit | kSymMember)) != 0) visit.push_back(idx);
+                        if ((f & kSymFor) != 0) out_.fors.push_back(idx);
+                        if (before == TokenKind::Identifier) out_.decls.push_back(idx);
+                    }
+                    break;
+                }
+                case kBlank: {  // blanks are gaps between tokens, never tokens
+                    std::size_t k = i + 1;
+                    while (kDispatch[static_cast<unsigned char>(s[k])] == kBlank) ++k;
+                    i = s[k] == '\\' ? blanks_end(k) : k;
+                    break;
+                }
+                case kNewline:
+                    i = b + 1;
+                    CASS_PUSH(idx, b, i, TokenKind::Newline, 0);
+                    if (dir != 0) visit.push_back(idx);  // the end of a directive
+                    line_start = true;
+                    dir = 0;
+                    expect_header = false;
+                    break;
+                case kDigit:
+                number:
+                    {
+                        i = number_end(b);
+                        CASS_SIG(idx, b, i, TokenKind::Number, 0);
+                        if (table_ != nullptr) {
+                            // Only these values can be a warp-size hazard (see hazard_number).
+                            const long long v = literal_value(std::string_view(s + b, i - b));
+                            if (v == 5 || v == 31 || v == 32 || v == 0xffffffffLL) {
+                                visit.push_back(idx);
+                            }
+                        }
+                        break;
+                    }
+                case kOpen:
+                    CASS_PUNCT(idx, 1);
+                    stack_.push_back(Open{idx, static_cast<char>(c)});
+                    break;
+                case kClose:
+                    CASS_PUNCT(idx, 1);
+                    close(toks, idx, static_cast<char>(c));
+                    break;
+                case kSingle:
+                    CASS_PUNCT(idx, 1);
+                    break;
+                case kAssign:  // = ! * % ^
+                    CASS_PUNCT(idx, c1 == '=' ? 2 : 1);
+                    break;
+                case kDoubling:  // + & |
+                    CASS_PUNCT(idx, c1 == c || c1 == '=' ? 2 : 1);
+                    break;
+                case kColon:
+                    CASS_PUNCT(idx, c1 == ':' ? 2 : 1);
+                    break;
+                case kMinus: {
+                    const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
+                    std::size_t len = 1;
+                    if (c1 == '>') {
+                        len = c2 == '*' ? 3 : 2;
+                    } else if (c1 == '-' || c1 == '=') {
+                        len = 2;
+                    }
+                    CASS_PUNCT(idx, len);
+                    break;
+                }
+                case kDot: {
+                    if (is_digit(c1)) goto number;
+                    const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
+                    std::size_t len = 1;
+                    if (c1 == '.' && c2 == '.') {
+                        len = 3;
+                    } else if (c1 == '*') {
+                        len = 2;
+                    }
+                    CASS_PUNCT(idx, len);
+                    break;
+                }
+                case kLess: {
+                    if (expect_header) {
+                        i = header_end(b);
+                        CASS_SIG(idx, b, i, TokenKind::HeaderName, literal_flags_);
+                        note_cut(idx);
+                        visit.push_back(idx);
+                        expect_header = false;
+                        break;
+                    }
+                    const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
+                    if (c1 == '<' && c2 == '<' && !is_operator(toks, last, last_kind)) {
+                        i = b + 3;
+                        ++launch_depth;
+                        CASS_SIG(idx, b, i, TokenKind::LaunchOpen, 0);
+                        stack_.push_back(Open{idx, '<'});
+                        visit.push_back(idx);
+                        break;
+                    }
+                    if (c1 == '<') {
+                        CASS_PUNCT(idx, c2 == '=' ? 3 : 2);
+                        if (c2 != '=') visit.push_back(idx);  // "<<": the hazard scanner checks it
+                    } else if (c1 == '=') {
+                        CASS_PUNCT(idx, c2 == '>' ? 3 : 2);
+                    } else {
+                        CASS_PUNCT(idx, 1);
+                    }
+                    break;
+                }
+                case kGreater: {
+                    const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
+                    if (c1 == '>' && c2 == '>' && launch_depth > 0) {
+                        i = b + 3;
+                        --launch_depth;
+                        CASS_SIG(idx, b, i, TokenKind::LaunchClose, 0);
+                        if (!stack_.empty() && stack_.back().c == '<') {
+                            toks[stack_.back().token].link = idx;
+                            toks[idx].link = stack_.back().token;
+                            stack_.pop_back();
+                        }
+                        break;
+                    }
+                    if (c1 == '>') {
+                        CASS_PUNCT(idx, c2 == '=' ? 3 : 2);
+                    } else {
+                        CASS_PUNCT(idx, c1 == '=' ? 2 : 1);
+                    }
+                    break;
+                }
+                case kSlash:
+                    if (c1 == '/') {
+                        i = line_comment_end(b);
+                        CASS_PUSH(idx, b, i, TokenKind::Comment, dir);
+                    } else if (c1 == '*') {
+                        // A block comment spanning lines inside a directive continues it;
+                        // one spanning lines outside keeps the line-start state of its
+                        // first line.
+                        i = block_comment_end(b);
+                        CASS_PUSH(idx, b, i, TokenKind::Comment, dir | literal_flags_);
+                        note_cut(idx);
+                    } else {
+                        CASS_PUNCT(idx, c1 == '=' ? 2 : 1);
+                    }
+                    break;
+                case kHash:
+                    if (line_start) {
+                        i = b + 1;
+                        dir = kInDirective;
+                        directive_tokens = 0;
+                        CASS_SIG(idx, b, i, TokenKind::Punct, kDirectiveHash);
+                        visit.push_back(idx);
+                    } else {
+                        CASS_PUNCT(idx, c1 == '#' ? 2 : 1);
+                    }
+                    break;
+                case kDoubleQuote:
+                    if (expect_header) {
+                        i = header_end(b);
+                        CASS_SIG(idx, b, i, TokenKind::HeaderName, literal_flags_);
+                        note_cut(idx);
+                        visit.push_back(idx);
+                        expect_header = false;
+                    } else {
+                        i = quoted_end(b, '"');
+                        CASS_SIG(idx, b, i, TokenKind::String, literal_flags_);
+                        note_cut(idx);
+                    }
+                    break;
+                case kSingleQuote:
+                    i = quoted_end(b, '\'');
+                    CASS_SIG(idx, b, i, TokenKind::Char, literal_flags_);
+                    note_cut(idx);
+                    break;
+                case kBackslash:
+                    if (c1 == '\n' || (c1 == '\r' && s[i + 2] == '\n')) {
+                        i = blanks_end(b);
+                    } else {
+                        CASS_PUNCT(idx, 1);
+                    }
+                    break;
+                default:  // kOther
+                    i = b + 1;
+                    CASS_SIG(idx, b, i, TokenKind::Other, 0);
+                    break;
+            }
+        }
+#undef CASS_PUNCT
+#undef CASS_SIG
+#undef CASS_PUSH
+        out_.ntoks = ntok;
+        for (const Open& o : stack_) {
+            if (o.c == '{') {
+                out_.unclosed_brace = o.token;
+                break;
+            }
+        }
     }
 
 private:
-    std::string_view s_;
-    std::size_t n_;
-    std::size_t i_ = 0;
-    std::vector<Token> toks_;
-    bool line_start_ = true;  // only whitespace/comments so far on this line
-    bool in_directive_ = false;
-    int directive_tokens_ = 0;    // significant tokens seen in this directive
-    bool expect_header_ = false;  // after #include
-    int launch_depth_ = 0;
+    struct Open {
+        int token;
+        char c;  // '(', '[', '{', or '<' for <<<
+    };
 
+    const char* s_;
+    std::size_t n_;
+    const Table* table_;
+    Scan& out_;
+    std::vector<Open> stack_;
+    std::size_t cap_ = 0;              // tokens out_.toks has room for
+    std::vector<std::int32_t> slots_;  // symbols by hash, open addressing; -1 = empty
+    std::size_t mask_ = 0;
+    std::uint8_t literal_flags_ = 0;  // kUnterminated when the last literal scanned was cut off
+
+    // Twice the room for tokens; returns where they now are.
+    [[gnu::noinline]] Tok* grow(std::size_t used) {
+        std::unique_ptr<Tok[]> more(new Tok[cap_ * 2]);
+        std::memcpy(more.get(), out_.toks.get(), used * sizeof(Tok));
+        out_.toks = std::move(more);
+        cap_ *= 2;
+        return out_.toks.get();
+    }
+
+    void note_cut(int idx) {
+        if ((literal_flags_ & kUnterminated) != 0 && out_.unterminated < 0) {
+            out_.unterminated = idx;
+        }
+    }
+
+    // Whether the last significant token is the keyword `operator` (operator<<<).
+    bool is_operator(const Tok* toks, int last, TokenKind kind) const {
+        if (last < 0 || kind != TokenKind::Identifier) return false;
+        const Tok& t = toks[last];
+        return std::string_view(s_ + t.begin, t.end - t.begin) == "operator";
+    }
+
+    // The byte at k; zero at and past the end (the padding).
     [[nodiscard]] unsigned char at(std::size_t k) const {
-        return k < n_ ? static_cast<unsigned char>(s_[k]) : 0;
+        return static_cast<unsigned char>(s_[k]);
     }
 
     // Length of a backslash-newline splice starting at k, or 0.
@@ -88,366 +465,292 @@ private:
         return 0;
     }
 
-    void emit(std::size_t begin, TokenKind kind, std::uint8_t flags = 0) {
-        if (in_directive_ && kind != TokenKind::Newline) flags |= kInDirective;
-        toks_.push_back(
-            Token{static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(i_), kind, flags});
-        if (kind == TokenKind::Newline) {
-            line_start_ = true;
-            in_directive_ = false;
-            expect_header_ = false;
-        } else if (kind != TokenKind::Comment) {
-            line_start_ = false;
-            if (in_directive_) ++directive_tokens_;
-        }
-    }
-
-    void step() {
-        const std::size_t b = i_;
-        const unsigned char c = static_cast<unsigned char>(s_[i_]);
-        // One table lookup picks the token's kind from its first byte.
-        switch (kDispatch[c]) {
-            case kIdentStart:
-                identifier_or_prefixed_literal();
-                return;
-            case kBlank:  // blanks are gaps between tokens, never tokens
-                ++i_;
-                while (i_ < n_ && kDispatch[static_cast<unsigned char>(s_[i_])] == kBlank) ++i_;
-                if (i_ < n_ && s_[i_] == '\\') blanks();
-                return;
-            case kNewline:
-                ++i_;
-                emit(b, TokenKind::Newline);
-                return;
-            case kBackslash:
-                if (splice_at(i_) != 0) {
-                    blanks();
-                    return;
-                }
-                break;
-            case kSlash:
-                if (at(i_ + 1) == '/') {
-                    line_comment();
-                    return;
-                }
-                if (at(i_ + 1) == '*') {
-                    block_comment();
-                    return;
-                }
-                break;
-            case kHash:
-                if (line_start_) {
-                    ++i_;
-                    in_directive_ = true;
-                    directive_tokens_ = 0;
-                    emit(b, TokenKind::Punct, kDirectiveHash);
-                    return;
-                }
-                break;
-            case kLess:
-                if (expect_header_) {
-                    header_name();
-                    return;
-                }
-                break;
-            case kDoubleQuote:
-                if (expect_header_) {
-                    header_name();
-                } else {
-                    quoted('"', TokenKind::String);
-                }
-                return;
-            case kSingleQuote:
-                quoted('\'', TokenKind::Char);
-                return;
-            case kDigit:
-                number();
-                return;
-            case kDot:
-                if (is_digit(at(i_ + 1))) {
-                    number();
-                    return;
-                }
-                break;
-            default:
-                break;
-        }
-        punct();
-    }
-
-    // Blanks of every kind, backslash-newline splices included.
-    void blanks() {
-        while (i_ < n_) {
-            const unsigned char d = at(i_);
+    // The end of blanks of every kind from k, backslash-newline splices included.
+    std::size_t blanks_end(std::size_t k) const {
+        while (k < n_) {
+            const unsigned char d = at(k);
             if (d == ' ' || d == '\t' || d == '\r' || d == '\f' || d == '\v') {
-                ++i_;
-            } else if (std::size_t sp = splice_at(i_)) {
-                i_ += sp;
+                ++k;
+            } else if (std::size_t sp = splice_at(k)) {
+                k += sp;
             } else {
                 break;
             }
         }
+        return k;
     }
 
-    void line_comment() {
-        const std::size_t b = i_;
-        i_ += 2;
-        while (i_ < n_) {
-            if (std::size_t sp = splice_at(i_)) {
-                i_ += sp;
+    std::size_t line_comment_end(std::size_t b) const {
+        std::size_t k = b + 2;
+        // Up to the first newline that is not part of a backslash-newline splice. A
+        // backslash right before a newline always splices: nothing earlier can take it.
+        while (true) {
+            const void* nl = k < n_ ? std::memchr(s_ + k, '\n', n_ - k) : nullptr;
+            if (nl == nullptr) return n_;
+            const std::size_t q = static_cast<std::size_t>(static_cast<const char*>(nl) - s_);
+            if (s_[q - 1] == '\\' || (s_[q - 1] == '\r' && s_[q - 2] == '\\')) {
+                k = q + 1;
                 continue;
             }
-            if (at(i_) == '\n') break;
-            ++i_;
+            return q;
         }
-        emit(b, TokenKind::Comment);
     }
 
-    void block_comment() {
-        const std::size_t b = i_;
-        const void* end = nullptr;
-        if (i_ + 2 < n_) end = memmem_(s_.data() + i_ + 2, n_ - i_ - 2, "*/", 2);
-        std::uint8_t flags = 0;
+    std::size_t block_comment_end(std::size_t b) {
+        const char* end = nullptr;
+        if (b + 2 < n_) end = find_pair(s_ + b + 2, n_ - b - 2, '*', '/');
         if (end == nullptr) {
-            i_ = n_;
-            flags = kUnterminated;
-        } else {
-            i_ = static_cast<std::size_t>(static_cast<const char*>(end) - s_.data()) + 2;
+            literal_flags_ = kUnterminated;
+            return n_;
         }
-        // A block comment spanning lines inside a directive continues it; one
-        // spanning lines outside keeps the line-start state of its first line.
-        emit(b, TokenKind::Comment, flags);
+        literal_flags_ = 0;
+        return static_cast<std::size_t>(end - s_) + 2;
     }
 
-    static const void* memmem_(const char* hay, std::size_t hn, const char* needle,
-                               std::size_t nn) {
-        if (hn < nn) return nullptr;
-        const char* last = hay + (hn - nn);
+    // The first "ab" in [hay, hay + hn), or nullptr.
+    static const char* find_pair(const char* hay, std::size_t hn, char a, char b) {
+        if (hn < 2) return nullptr;
+        const char* last = hay + (hn - 2);
         for (const char* p = hay; p <= last;) {
-            const void* hit = std::memchr(p, needle[0], static_cast<std::size_t>(last - p) + 1);
+            const void* hit = std::memchr(p, a, static_cast<std::size_t>(last - p) + 1);
             if (hit == nullptr) return nullptr;
             const char* q = static_cast<const char*>(hit);
-            if (std::memcmp(q, needle, nn) == 0) return q;
+            if (q[1] == b) return q;
             p = q + 1;
         }
         return nullptr;
     }
 
-    void header_name() {
-        const std::size_t b = i_;
-        const char close = at(i_) == '<' ? '>' : '"';
-        ++i_;
-        while (i_ < n_ && at(i_) != static_cast<unsigned char>(close) && at(i_) != '\n') ++i_;
-        std::uint8_t flags = 0;
-        if (at(i_) == static_cast<unsigned char>(close)) {
-            ++i_;
-        } else {
-            flags = kUnterminated;
+    std::size_t header_end(std::size_t b) {
+        const unsigned char close = at(b) == '<' ? '>' : '"';
+        std::size_t k = b + 1;
+        while (k < n_ && at(k) != close && at(k) != '\n') ++k;
+        if (at(k) == close) {
+            literal_flags_ = 0;
+            return k + 1;
         }
-        emit(b, TokenKind::HeaderName, flags);
-        expect_header_ = false;
+        literal_flags_ = kUnterminated;
+        return k;
     }
 
-    void identifier_or_prefixed_literal() {
-        const std::size_t b = i_;
-        const char* p = s_.data();
-        while (i_ < n_ && ident_char(static_cast<unsigned char>(p[i_]))) ++i_;
-        const std::string_view word = s_.substr(b, i_ - b);
-        const unsigned char next = at(i_);
-        if (next == '"' || next == '\'') {
-            const bool raw =
-                !word.empty() && word.back() == 'R' &&
-                (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
-            if (raw && next == '"') {
-                raw_string(b);
-                return;
-            }
-            if (word == "u8" || word == "u" || word == "U" || word == "L") {
-                const std::size_t save = b;
-                quoted(static_cast<char>(next), next == '"' ? TokenKind::String : TokenKind::Char,
-                       save);
-                return;
-            }
+    // After a name that ends at k, before a quote: the end of the literal the
+    // name prefixes (u8"...", L'x', R"(...)"), or 0 when the name is no prefix.
+    std::size_t prefixed_literal(std::size_t b, std::size_t k) {
+        const std::string_view word(s_ + b, k - b);
+        const unsigned char next = at(k);
+        const bool raw = word.back() == 'R' && (word == "R" || word == "u8R" || word == "uR" ||
+                                                word == "UR" || word == "LR");
+        if (raw && next == '"') return raw_string_end(k);
+        if (word == "u8" || word == "u" || word == "U" || word == "L") {
+            return quoted_end(k, static_cast<char>(next));
         }
-        emit(b, TokenKind::Identifier);
-        if (in_directive_ && directive_tokens_ == 2) {
-            // '#' then this name: the directive's keyword.
-            expect_header_ = word == "include" || word == "include_next" || word == "import";
-        }
+        return 0;
     }
 
-    void raw_string(std::size_t b) {
-        // i_ is at the opening quote. R"delim( ... )delim"
-        std::size_t k = i_ + 1;
+    std::size_t raw_string_end(std::size_t quote) {
+        // R"delim( ... )delim"
+        std::size_t k = quote + 1;
         const std::size_t dstart = k;
         while (k < n_ && k - dstart <= 16 && at(k) != '(' && at(k) != '"' && at(k) != ' ' &&
                at(k) != '\\' && at(k) != '\n')
             ++k;
-        if (at(k) != '(') {
-            // Not a valid raw string opener: treat as an ordinary string.
-            quoted('"', TokenKind::String, b);
-            return;
-        }
-        const std::string_view delim = s_.substr(dstart, k - dstart);
+        if (at(k) != '(') return quoted_end(quote, '"');  // no raw string: an ordinary one
+        const std::string_view delim(s_ + dstart, k - dstart);
         std::size_t p = k + 1;
         while (true) {
-            const void* hit = p < n_ ? std::memchr(s_.data() + p, ')', n_ - p) : nullptr;
+            const void* hit = p < n_ ? std::memchr(s_ + p, ')', n_ - p) : nullptr;
             if (hit == nullptr) {
-                i_ = n_;
-                emit(b, TokenKind::String, kUnterminated);
-                return;
+                literal_flags_ = kUnterminated;
+                return n_;
             }
-            const std::size_t q =
-                static_cast<std::size_t>(static_cast<const char*>(hit) - s_.data());
-            if (q + 1 + delim.size() < n_ && s_.substr(q + 1, delim.size()) == delim &&
+            const std::size_t q = static_cast<std::size_t>(static_cast<const char*>(hit) - s_);
+            if (q + 1 + delim.size() < n_ && std::string_view(s_ + q + 1, delim.size()) == delim &&
                 at(q + 1 + delim.size()) == '"') {
-                i_ = q + 2 + delim.size();
-                emit(b, TokenKind::String);
-                return;
+                literal_flags_ = 0;
+                return q + 2 + delim.size();
             }
             p = q + 1;
         }
     }
 
-    void quoted(char quote, TokenKind kind, std::size_t b = SIZE_MAX) {
-        if (b == SIZE_MAX) b = i_;
-        ++i_;  // opening quote
-        std::uint8_t flags = kUnterminated;
-        while (i_ < n_) {
-            const unsigned char d = at(i_);
+    // The end of a literal whose opening quote is at `open`.
+    std::size_t quoted_end(std::size_t open, char quote) {
+        std::size_t k = open + 1;
+        literal_flags_ = kUnterminated;
+        while (k < n_) {
+            const unsigned char d = at(k);
             if (d == '\\') {
-                if (std::size_t sp = splice_at(i_)) {
-                    i_ += sp;
+                if (std::size_t sp = splice_at(k)) {
+                    k += sp;
                 } else {
-                    i_ += 2;
+                    k += 2;
                 }
                 continue;
             }
             if (d == '\n') break;
-            ++i_;
+            ++k;
             if (d == static_cast<unsigned char>(quote)) {
-                flags = 0;
+                literal_flags_ = 0;
                 break;
             }
         }
-        if (i_ > n_) i_ = n_;
-        emit(b, kind, flags);
+        return k > n_ ? n_ : k;
     }
 
-    void number() {
-        const std::size_t b = i_;
-        ++i_;
-        while (i_ < n_) {
-            const unsigned char d = at(i_);
-            if ((d == '+' || d == '-') && (at(i_ - 1) == 'e' || at(i_ - 1) == 'E' ||
-                                           at(i_ - 1) == 'p' || at(i_ - 1) == 'P')) {
-                ++i_;
+    std::size_t number_end(std::size_t b) const {
+        std::size_t k = b + 1;
+        while (k < n_) {
+            const unsigned char d = at(k);
+            if ((d == '+' || d == '-') &&
+                (at(k - 1) == 'e' || at(k - 1) == 'E' || at(k - 1) == 'p' || at(k - 1) == 'P')) {
+                ++k;
             } else if (ident_char(d) || d == '.') {
-                ++i_;
-            } else if (d == '\'' && ident_char(at(i_ + 1))) {
-                i_ += 2;  // digit separator
+                ++k;
+            } else if (d == '\'' && ident_char(at(k + 1))) {
+                k += 2;  // digit separator
             } else {
                 break;
             }
         }
-        emit(b, TokenKind::Number);
+        return k > n_ ? n_ : k;
     }
 
-    [[nodiscard]] bool prev_is_operator_keyword() const {
-        for (auto it = toks_.rbegin(); it != toks_.rend(); ++it) {
-            if (!it->significant()) continue;
-            return it->kind == TokenKind::Identifier && it->text(s_) == "operator";
+    void close(Tok* toks, int idx, char c) {
+        const char want = c == ')' ? '(' : (c == ']' ? '[' : '{');
+        // A '}' pops unmatched openers of other kinds (unbalanced input stays usable).
+        if (c == '}') {
+            while (!stack_.empty() && stack_.back().c != '{') stack_.pop_back();
         }
-        return false;
+        if (!stack_.empty() && stack_.back().c == want) {
+            toks[stack_.back().token].link = idx;
+            toks[idx].link = stack_.back().token;
+            stack_.pop_back();
+        }
     }
 
-    void punct() {
-        const std::size_t b = i_;
-        const unsigned char c = at(i_);
-        const unsigned char c1 = at(i_ + 1);
-        const unsigned char c2 = at(i_ + 2);
-        if (c == '<' && c1 == '<' && c2 == '<' && !prev_is_operator_keyword()) {
-            i_ += 3;
-            ++launch_depth_;
-            emit(b, TokenKind::LaunchOpen);
-            return;
+    int intern(const char* p, std::size_t len) {
+        const std::uint64_t h = hash_name(p, len);
+        std::size_t slot = (h ^ (h >> 32)) & mask_;
+        while (true) {
+            const std::int32_t sym = slots_[slot];
+            if (sym < 0) return add_symbol(p, len, h, slot);
+            const Symbol& y = out_.syms[static_cast<std::size_t>(sym)];
+            if (y.hash == h && y.len == len && same_name(s_ + y.begin, p, len)) return sym;
+            slot = (slot + 1) & mask_;
         }
-        if (c == '>' && c1 == '>' && c2 == '>' && launch_depth_ > 0) {
-            i_ += 3;
-            --launch_depth_;
-            emit(b, TokenKind::LaunchClose);
-            return;
+    }
+
+    // A name seen for the first time in this file (a few hundred per file).
+    [[gnu::noinline]] int add_symbol(const char* p, std::size_t len, std::uint64_t h,
+                                     std::size_t slot) {
+        const int sym = static_cast<int>(out_.syms.size());
+        out_.syms.push_back(classify(std::string_view(p, len), h));
+        slots_[slot] = sym;
+        if (out_.syms.size() * 2 > slots_.size()) grow();
+        return sym;
+    }
+
+    void grow() {
+        slots_.assign(slots_.size() * 2, -1);
+        mask_ = slots_.size() - 1;
+        for (std::size_t k = 0; k < out_.syms.size(); ++k) {
+            const std::uint64_t h = out_.syms[k].hash;
+            std::size_t slot = (h ^ (h >> 32)) & mask_;
+            while (slots_[slot] >= 0) slot = (slot + 1) & mask_;
+            slots_[slot] = static_cast<std::int32_t>(k);
         }
-        // Longest match by the first byte: this runs for every operator, so no
-        // string comparisons.
-        std::size_t len = 1;
-        TokenKind kind = TokenKind::Punct;
-        switch (c) {
-            case '<':
-                if (c1 == '<')
-                    len = c2 == '=' ? 3 : 2;
-                else if (c1 == '=')
-                    len = c2 == '>' ? 3 : 2;
-                break;
-            case '>':
-                if (c1 == '>')
-                    len = c2 == '=' ? 3 : 2;
-                else if (c1 == '=')
-                    len = 2;
-                break;
-            case '.':
-                if (c1 == '.' && c2 == '.')
-                    len = 3;
-                else if (c1 == '*')
-                    len = 2;
-                break;
-            case '-':
-                if (c1 == '>')
-                    len = c2 == '*' ? 3 : 2;
-                else if (c1 == '-' || c1 == '=')
-                    len = 2;
-                break;
-            case ':':
-                if (c1 == ':') len = 2;
-                break;
-            case '+':
-            case '&':
-            case '|':
-                if (c1 == c || c1 == '=') len = 2;
-                break;
-            case '=':
-            case '!':
-            case '*':
-            case '/':
-            case '%':
-            case '^':
-                if (c1 == '=') len = 2;
-                break;
-            case '#':
-                if (c1 == '#') len = 2;
-                break;
-            case '{':
-            case '}':
-            case '[':
-            case ']':
-            case '(':
-            case ')':
-            case ';':
-            case ',':
-            case '?':
-            case '~':
-            case '\\':
-                break;
-            default:
-                kind = TokenKind::Other;
-        }
-        i_ += len;
-        emit(b, kind);
+    }
+
+    // What the table and the hazard scanners make of a name, worked out at its first use.
+    Symbol classify(std::string_view w, std::uint64_t h) const {
+        Symbol y{};
+        y.begin = static_cast<std::uint32_t>(w.data() - s_);
+        y.len = static_cast<std::uint32_t>(w.size());
+        y.hash = h;
+        y.entry = table_->find(w, false);
+        y.var_type = -1;
+        y.location = -1;
+        y.family = static_cast<std::int16_t>(y.entry == nullptr ? table_->guess_family(w) : -1);
+        std::uint16_t f = 0;
+        if (w == "asm" || w == "__asm__" || w == "__asm") f |= kSymAsm;
+        if (w == "warpSize") f |= kSymWarpSize;
+        if (w == "texture" || w == "surface") f |= kSymTexture;
+        if (y.entry != nullptr || y.family >= 0 || f != 0) f |= kSymVisit;
+        if (table_->is_member_name(w)) f |= kSymMember;
+        if (w == "for") f |= kSymFor;
+        if (w == "define") f |= kSymDefine;
+        if (w == "cudaMemLocation") f |= kSymMemLocation;
+        if (is_non_declaring_keyword(w)) f |= kSymNonDeclaring;
+        bool lower = false;
+        for (const char c : w) lower = lower || (c >= 'a' && c <= 'z');
+        if (!lower) f |= kSymUpper;
+        if (mentions_lanes(w)) f |= kSymLanes;
+        y.flags = f;
+        return y;
     }
 };
 
 }  // namespace
 
-std::vector<Token> lex(std::string_view src) { return Lexer(src).run(); }
+void scan(std::string_view src, const Table* table, Scan& out) { Scanner(src, table, out).run(); }
+
+long long literal_value(std::string_view t) {
+    std::size_t n = t.size();
+    while (n > 0 && (t[n - 1] == 'u' || t[n - 1] == 'U' || t[n - 1] == 'l' || t[n - 1] == 'L')) --n;
+    if (n == 0 || n > 24) return -1;
+    std::size_t k = 0;
+    int base = 10;
+    if (n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+        base = 16;
+        k = 2;
+    }
+    unsigned long long v = 0;
+    for (; k < n; ++k) {
+        const char c = t[k];
+        int d = -1;
+        if (c >= '0' && c <= '9') d = c - '0';
+        if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        if (c == '\'') continue;
+        if (d < 0) return -1;
+        v = v * static_cast<unsigned>(base) + static_cast<unsigned>(d);
+        if (v > 0xffffffffffffULL) return -1;
+    }
+    return static_cast<long long>(v);
+}
+
+bool mentions_lanes(std::string_view w) {
+    if (w == "threadIdx" || w == "tid") return true;
+    // "lane" or "warp" in any case.
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    for (std::size_t k = 0; k + 4 <= w.size(); ++k) {
+        const char a = lower(w[k]);
+        if ((a == 'l' && lower(w[k + 1]) == 'a' && lower(w[k + 2]) == 'n' &&
+             lower(w[k + 3]) == 'e') ||
+            (a == 'w' && lower(w[k + 1]) == 'a' && lower(w[k + 2]) == 'r' &&
+             lower(w[k + 3]) == 'p')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace detail
+
+std::vector<Token> lex(std::string_view src) {
+    std::string padded;
+    padded.reserve(src.size() + detail::kPadding);
+    padded.append(src);
+    padded.append(detail::kPadding, '\0');
+    detail::Scan scan;
+    detail::scan(std::string_view(padded.data(), src.size()), nullptr, scan);
+    std::vector<Token> out;
+    out.reserve(scan.ntoks);
+    for (std::size_t k = 0; k < scan.ntoks; ++k) {
+        const detail::Tok& t = scan.toks[k];
+        out.push_back(Token{t.begin, t.end, t.kind, t.flags});
+    }
+    return out;
+}
 
 }  // namespace cass

@@ -3,30 +3,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "rewriter_impl.hpp"
 
 namespace cass {
 namespace detail {
 namespace {
-
-// Words before a name that do not make it a declaration of that name.
-bool is_non_declaring_keyword(std::string_view w) {
-    static const std::unordered_set<std::string_view> kWords = {
-        "return",     "case",         "goto",        "else",       "new",
-        "delete",     "throw",        "sizeof",      "alignof",    "decltype",
-        "typename",   "const",        "volatile",    "static",     "extern",
-        "inline",     "constexpr",    "unsigned",    "signed",     "register",
-        "mutable",    "friend",       "virtual",     "explicit",   "using",
-        "namespace",  "template",     "operator",    "co_return",  "co_await",
-        "co_yield",   "if",           "while",       "for",        "switch",
-        "do",         "__host__",     "__device__",  "__global__", "__forceinline__",
-        "__shared__", "__constant__", "__managed__", "typedef",    "struct",
-        "class",      "enum",         "union",       "auto",       "defined",
-        "include",    "ifdef",        "ifndef",      "undef",      "elif",
-        "pragma"};
-    return kWords.count(w) != 0;
-}
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -43,107 +28,38 @@ std::string version_text(std::uint32_t v) {
 }  // namespace
 
 Rewriter::Rewriter(std::string_view src, const Table& table, const Options& options)
-    : s_(src), t_(table), o_(options) {
-    toks_ = lex(src);
-    ntok_ = static_cast<int>(toks_.size());
-    consumed_.assign(toks_.size(), 0);
+    : t_(table), o_(options) {
+    padded_.reserve(src.size() + kPadding);
+    padded_.append(src);
+    padded_.append(kPadding, '\0');
+    s_ = std::string_view(padded_.data(), src.size());
+    // Lexing indexes as it goes: brackets, previous significant tokens, one
+    // table lookup per distinct name, the tokens the walk visits.
+    scan(s_, &t_, scan_);
+    toks_ = scan_.toks.get();
+    ntok_ = static_cast<int>(scan_.ntoks);
+    consumed_.assign(scan_.ntoks, 0);
     stats_.families.resize(t_.families().size());
     for (std::size_t f = 0; f < t_.families().size(); ++f) {
         if (t_.families()[f].name == "runtime") runtime_ = static_cast<int>(f);
     }
 }
 
-int Rewriter::next_sig(int i) const {
-    for (int k = i + 1; k < ntok_; ++k) {
-        if (toks_[k].significant()) return k;
-    }
-    return -1;
-}
-
-int Rewriter::prev_sig(int i) const { return i > 0 && i < ntok_ ? psig_[i] : -1; }
-
-// One pass over the tokens that every later step reads: matching brackets, the
-// previous significant token of each token, the table entry of each
-// identifier (so each name is hashed once), and where the `for` loops are.
-void Rewriter::index_tokens() {
-    match_.assign(toks_.size(), -1);
-    psig_.assign(toks_.size(), -1);
-    entries_.assign(toks_.size(), nullptr);
-    std::vector<int> stack;
-    int last = -1;
-    for (int i = 0; i < ntok_; ++i) {
-        const Token& t = toks_[i];
-        psig_[i] = last;
-        if ((t.flags & kUnterminated) != 0 && unterminated_ < 0) unterminated_ = i;
-        if (!t.significant()) continue;
-        last = i;
-        if (t.kind == TokenKind::Identifier) {
-            const std::string_view w = text(i);
-            entries_[i] = t_.find(w, false);
-            if (w.size() == 3 && w == "for") fors_.push_back(i);
-            note_declaration(i);
-            continue;
-        }
-        if (t.kind == TokenKind::LaunchOpen) {
-            stack.push_back(i);
-            continue;
-        }
-        if (t.kind == TokenKind::LaunchClose) {
-            if (!stack.empty() && toks_[stack.back()].kind == TokenKind::LaunchOpen) {
-                match_[stack.back()] = i;
-                match_[i] = stack.back();
-                stack.pop_back();
-            }
-            continue;
-        }
-        if (t.kind != TokenKind::Punct || t.end - t.begin != 1) continue;
-        const char c = s_[t.begin];
-        if (c == '(' || c == '[' || c == '{') {
-            stack.push_back(i);
-        } else if (c == ')' || c == ']' || c == '}') {
-            const char open = c == ')' ? '(' : (c == ']' ? '[' : '{');
-            // Pop unmatched openers of other kinds (unbalanced input stays usable).
-            while (!stack.empty()) {
-                const Token& o = toks_[stack.back()];
-                if (o.kind == TokenKind::Punct && s_[o.begin] == open) break;
-                if (c == '}' && o.kind == TokenKind::Punct && s_[o.begin] == '{') break;
-                if (c != '}') break;
-                stack.pop_back();
-            }
-            if (!stack.empty()) {
-                const Token& o = toks_[stack.back()];
-                if (o.kind == TokenKind::Punct && s_[o.begin] == open) {
-                    match_[stack.back()] = i;
-                    match_[i] = stack.back();
-                    stack.pop_back();
-                }
-            }
-        }
-    }
-    for (const int open : stack) {
-        if (is_punct(open, "{")) {
-            unclosed_brace_ = open;
-            break;
-        }
-    }
-}
-
 std::vector<Arg> Rewriter::call_args(int open) const {
     std::vector<Arg> args;
-    const int close = match_[open];
+    const int close = match(open);
     if (close < 0) return args;
     int first = -1;
     int last = -1;
     for (int k = open + 1; k < close; ++k) {
-        const Token& t = toks_[k];
-        if (!t.significant()) continue;
-        if (t.kind == TokenKind::Punct && text(k) == ",") {
+        if (!toks_[k].significant()) continue;
+        if (is_punct(k, ",")) {
             args.push_back(Arg{first, last});
             first = last = -1;
             continue;
         }
         if (first < 0) first = k;
-        if (match_[k] > k) k = match_[k];  // skip a nested group whole
+        if (match(k) > k) k = match(k);  // skip a nested group whole
         last = k;
     }
     if (first >= 0 || !args.empty()) args.push_back(Arg{first, last});
@@ -154,10 +70,7 @@ int Rewriter::statement_begin(int i) const {
     int begin = i;
     int budget = 64;
     for (int k = prev_sig(i); k >= 0 && budget-- > 0; k = prev_sig(k)) {
-        if (toks_[k].kind == TokenKind::Punct) {
-            const std::string_view p = text(k);
-            if (p == ";" || p == "{" || p == "}") break;
-        }
+        if (is_punct(k, ";") || is_punct(k, "{") || is_punct(k, "}")) break;
         if ((toks_[k].flags & kDirectiveHash) != 0) break;
         begin = k;
     }
@@ -181,7 +94,7 @@ std::string Rewriter::render(int first, int last) const {
             out.append(s_.data() + toks_[k - 1].end, toks_[k].begin - toks_[k - 1].end);
         }
         if (toks_[k].kind == TokenKind::Identifier) {
-            const Entry* e = entries_[k];
+            const Entry* e = sym(k).entry;
             if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
                 out += e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
                 continue;
@@ -193,12 +106,22 @@ std::string Rewriter::render(int first, int last) const {
 }
 
 void Rewriter::replace(int first, int last, std::string text) {
-    edits_.push_back(Edit{toks_[first].begin, toks_[last].end, std::move(text)});
-    consume(first, last);
+    owned_.push_back(std::move(text));
+    rename(first, last, owned_.back());
 }
 
 void Rewriter::insert(std::uint32_t offset, std::string text) {
-    edits_.push_back(Edit{offset, offset, std::move(text)});
+    owned_.push_back(std::move(text));
+    insert_stable(offset, owned_.back());
+}
+
+void Rewriter::rename(int first, int last, std::string_view stable) {
+    edits_.push_back(Edit{toks_[first].begin, toks_[last].end, stable});
+    consume(first, last);
+}
+
+void Rewriter::insert_stable(std::uint32_t offset, std::string_view stable) {
+    edits_.push_back(Edit{offset, offset, stable});
 }
 
 void Rewriter::consume(int first, int last) {
@@ -225,35 +148,35 @@ void Rewriter::count(int family, bool converted) {
     }
 }
 
-// What the file declares, seen from identifier `i` during indexing: its own
-// CUDA-looking names, variables of CUDA types, full-mask constants and
-// cudaMemLocation variables. Later tokens are lexed already, so it may look ahead.
+// What the file declares, seen from identifier `i` right after identifier
+// `prev_sig(i)`: its own CUDA-looking names, variables of CUDA types,
+// full-mask constants and cudaMemLocation variables. Runs once the whole file
+// is lexed, in order, so it may look ahead.
 void Rewriter::note_declaration(int i) {
     const int p = prev_sig(i);
-    if (p < 0 || toks_[p].kind != TokenKind::Identifier) return;
-    const std::string_view w = text(i);
-    const std::string_view pw = text(p);
-    if (in_directive(i) && pw == "define") {
-        declared_.insert(w);
+    Symbol& w = sym(i);
+    const Symbol& pw = sym(p);
+    if (in_directive(i) && (pw.flags & kSymDefine) != 0) {
+        w.declared = true;
         // #define FULL_MASK 0xffffffff
         const int v = next_sig(i);
         if (v >= 0 && in_directive(v) && toks_[v].kind == TokenKind::Number) {
             int after = v + 1;
             while (after < ntok_ && toks_[after].kind == TokenKind::Comment) ++after;
             const bool alone = after >= ntok_ || toks_[after].kind == TokenKind::Newline;
-            if (alone && is_full_mask(Arg{v, v})) full_masks_.insert(w);
+            if (alone && is_full_mask(Arg{v, v})) w.full_mask = true;
         }
-    } else if (pw == "cudaMemLocation") {
+    } else if ((pw.flags & kSymMemLocation) != 0) {
         int init = next_sig(i);
         if (is_punct(init, "=")) init = next_sig(init);
-        if (is_ident(init) && text(init) == "cudaMemLocation") init = next_sig(init);
-        location_vars_[w] = is_punct(init, "{") ? init : -1;
-        declared_.insert(w);
+        if (has_flag(init, kSymMemLocation)) init = next_sig(init);
+        w.is_location = true;
+        w.location = is_punct(init, "{") ? init : -1;
+        w.declared = true;
     } else if (!in_directive(i)) {
-        const Entry* type = entries_[p];
-        if (type != nullptr && type->kind == Kind::Type) var_types_[w] = pw;
-        if (entries_[i] == nullptr && t_.guess_family(w) >= 0 && !is_non_declaring_keyword(pw)) {
-            declared_.insert(w);  // the file's own cudaCheck(), not an unknown API
+        if (pw.entry != nullptr && pw.entry->kind == Kind::Type) w.var_type = toks_[p].link;
+        if (w.entry == nullptr && w.family >= 0 && (pw.flags & kSymNonDeclaring) == 0) {
+            w.declared = true;  // the file's own cudaCheck(), not an unknown API
         }
         // constexpr unsigned kFull = 0xffffffffu;
         const int eq = next_sig(i);
@@ -262,24 +185,41 @@ void Rewriter::note_declaration(int i) {
             const int semi = next_sig(v);
             if (v >= 0 && toks_[v].kind == TokenKind::Number && is_punct(semi, ";") &&
                 is_full_mask(Arg{v, v})) {
-                full_masks_.insert(w);
+                w.full_mask = true;
             }
         }
     }
 }
 
 bool Rewriter::is_full_mask(const Arg& a) const {
-    if (a.first < 0) return false;
-    std::string s = lower(squeeze(a.first, a.last));
-    if (a.first == a.last && toks_[a.first].kind == TokenKind::Identifier) {
-        return full_masks_.count(text(a.first)) != 0;
-    }
-    if (s == "__activemask()") return true;  // "all active lanes": what maskless forms do
-    while (!s.empty() && (s.back() == 'u' || s.back() == 'l')) s.pop_back();
-    static const char* kFull[] = {
+    static constexpr std::string_view kFull[] = {
         "0xffffffff",   "4294967295",      "~0",  "-1", "0xffffffffffffffff",
         "(unsigned)-1", "(unsignedint)-1", "~0x0"};
-    return std::any_of(std::begin(kFull), std::end(kFull), [&](const char* f) { return s == f; });
+    if (a.first < 0) return false;
+    if (a.first == a.last && toks_[a.first].kind == TokenKind::Identifier) {
+        return sym(a.first).full_mask;
+    }
+    if (a.first == a.last && toks_[a.first].kind == TokenKind::Number) {
+        // One literal, the common case: compared in place, without suffixes or case.
+        std::string_view t = text(a.first);
+        while (!t.empty() &&
+               (t.back() == 'u' || t.back() == 'U' || t.back() == 'l' || t.back() == 'L')) {
+            t.remove_suffix(1);
+        }
+        return std::any_of(std::begin(kFull), std::end(kFull), [&](std::string_view f) {
+            if (f.size() != t.size()) return false;
+            for (std::size_t k = 0; k < f.size(); ++k) {
+                const char c = t[k] >= 'A' && t[k] <= 'Z' ? static_cast<char>(t[k] + 32) : t[k];
+                if (c != f[k]) return false;
+            }
+            return true;
+        });
+    }
+    std::string s = lower(squeeze(a.first, a.last));
+    if (s == "__activemask()") return true;  // "all active lanes": what maskless forms do
+    while (!s.empty() && (s.back() == 'u' || s.back() == 'l')) s.pop_back();
+    return std::any_of(std::begin(kFull), std::end(kFull),
+                       [&](std::string_view f) { return s == f; });
 }
 
 bool Rewriter::is_wide_mask(const Arg& a) const {
@@ -301,20 +241,19 @@ bool Rewriter::is_location(const Arg& a) const {
         const std::string_view w = text(k);
         if (w == "{" || w == "cudaMemLocation") return true;
     }
-    return a.first == a.last && location_vars_.count(text(a.first)) != 0;
+    return a.first == a.last && is_ident(a.first) && sym(a.first).is_location;
 }
 
 std::string Rewriter::device_of_location(const Arg& a) const {
     if (a.first == a.last) {  // a variable: read its initializer when the file has it
-        const auto var = location_vars_.find(text(a.first));
-        const int brace = var != location_vars_.end() ? var->second : -1;
-        if (brace >= 0 && match_[brace] > 0 && call_args(brace).size() == 2) {
-            return device_of_location(Arg{brace, match_[brace]});
+        const int brace = is_ident(a.first) ? sym(a.first).location : -1;
+        if (brace >= 0 && match(brace) > 0 && call_args(brace).size() == 2) {
+            return device_of_location(Arg{brace, match(brace)});
         }
         return std::string(text(a.first)) + ".id";
     }
     for (int k = a.first; k <= a.last; ++k) {
-        if (!is_punct(k, "{") || match_[k] < 0) continue;
+        if (!is_punct(k, "{") || match(k) < 0) continue;
         const std::vector<Arg> fields = call_args(k);
         if (fields.size() != 2) break;
         Arg type = fields[0];
@@ -344,7 +283,7 @@ bool Rewriter::in_defined_context(int i) const {
 void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
     const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
     if (in_defined_context(i)) {
-        replace(i, i, e.hip);
+        rename(i, i, e.hip);
     } else if (in_if) {
         replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
         if (once_.insert("cuda-arch-value").second) {
@@ -362,7 +301,7 @@ void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
 // CUDART_VERSION selects code written for a CUDA release: take the assumed one.
 void Rewriter::rewrite_version_macro(const Entry& e, int i) {
     if (in_defined_context(i)) {
-        replace(i, i, e.hip);
+        rename(i, i, e.hip);
         return;
     }
     // A quote right after would join the number as a digit separator ("12080'x"),
@@ -589,7 +528,7 @@ Value Rewriter::condition(int first) const {
         {"!", '!'},  {"~", '~'},  {"(", '('}, {")", ')'},  {"?", '?'},  {":", ':'}};
     std::vector<std::pair<char, long long>> items;
     for (int k = first; k >= 0 && k < ntok_ && in_directive(k); ++k) {
-        const Token& t = toks_[k];
+        const Tok& t = toks_[k];
         if (!t.significant()) continue;
         if (t.kind == TokenKind::Number) {
             std::string digits;
@@ -601,7 +540,7 @@ Value Rewriter::condition(int first) const {
             if (end == nullptr || *end != '\0' || digits.empty()) return Value{};
             items.emplace_back('N', v);
         } else if (t.kind == TokenKind::Identifier) {
-            const Entry* e = t_.find(text(k), false);
+            const Entry* e = sym(k).entry;
             if (e == nullptr || e->rewrite != Rewrite::VersionMacro || in_defined_context(k)) {
                 return Value{};
             }
@@ -739,7 +678,7 @@ void Rewriter::apply(const Entry& e, int i) {
             break;
     }
     const std::string& name = legacy ? e.legacy : e.hip;
-    if (name != w) replace(i, i, name);
+    if (name != w) rename(i, i, name);
 }
 
 void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
@@ -767,18 +706,18 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
             consume(mask.first, stop);
         } else if (!is_wide_mask(mask)) {
             if (is_full_mask(mask)) {
-                replace(mask.first, mask.last, "0xffffffffffffffffull");
+                rename(mask.first, mask.last, "0xffffffffffffffffull");
             } else {
                 diag(mask.first, Severity::Warning, "warp-mask",
                      "lane mask '" + squeeze(mask.first, mask.last) +
                          "' is 32 bits wide; it is widened to 64 bits, so lanes 32-63 of a "
                          "64-lane wavefront are not in it");
-                insert(toks_[mask.first].begin, "static_cast<unsigned long long>(");
-                insert(toks_[mask.last].end, ")");
+                insert_stable(toks_[mask.first].begin, "static_cast<unsigned long long>(");
+                insert_stable(toks_[mask.last].end, ")");
             }
         }
     }
-    if (name != text(i)) replace(i, i, name);
+    if (name != text(i)) rename(i, i, name);
 }
 
 // CUDA's `T v = surf2Dread<T>(surf, x, y)` returns the texel; older HIP only
@@ -794,8 +733,8 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
         if (is_punct(gt, ";") || is_punct(gt, "(")) return false;
     }
     const int open = next_sig(gt);
-    if (!is_punct(open, "(") || match_[open] < 0) return false;
-    const int close = match_[open];
+    if (!is_punct(open, "(") || match(open) < 0) return false;
+    const int close = match(open);
     const std::vector<Arg> args = call_args(open);
     if (args.empty()) return false;
     const std::string type = render(next_sig(lt), prev_sig(gt));
@@ -810,23 +749,24 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
 // cudaGraphInstantiate(exec, graph, flags) is HIP's hipGraphInstantiateWithFlags.
 bool Rewriter::rewrite_by_arity(const Entry& e, int i) {
     const int open = next_sig(i);
-    if (!is_punct(open, "(") || e.arg < 0 || e.alt.empty()) return false;
+    // An unclosed '(' (cut-off input) has no end to pad: leave it to the plain rename.
+    if (!is_punct(open, "(") || match(open) < 0 || e.arg < 0 || e.alt.empty()) return false;
     const std::vector<Arg> args = call_args(open);
     if (args.size() > static_cast<std::size_t>(e.arg)) return false;
     std::string pad;
     for (std::size_t k = args.size(); k < static_cast<std::size_t>(e.arg); ++k) pad += ", 0";
-    if (!pad.empty()) insert(toks_[match_[open]].begin, pad);
-    replace(i, i, e.alt);
+    if (!pad.empty()) insert(toks_[match(open)].begin, pad);
+    rename(i, i, e.alt);
     return true;
 }
 
 void Rewriter::rewrite_replace_call(const Entry& e, int i, bool legacy) {
     const int open = next_sig(i);
-    if (legacy && is_punct(open, "(") && match_[open] > open && call_args(open).empty()) {
-        replace(i, match_[open], e.legacy);
+    if (legacy && is_punct(open, "(") && match(open) > open && call_args(open).empty()) {
+        rename(i, match(open), e.legacy);
         return;
     }
-    if (e.hip != text(i)) replace(i, i, legacy ? e.legacy : e.hip);
+    if (e.hip != text(i)) rename(i, i, legacy ? e.legacy : e.hip);
 }
 
 void Rewriter::rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool drop_flags) {
@@ -862,44 +802,36 @@ void Rewriter::wrap_arg(const Entry& e, int i, const char* open_text, const char
         const int inner = next_sig(a.first);  // already a C-style cast: (const void*)k
         if (is_ident(inner) && (text(inner) == "const" || text(inner) == "void")) return;
     }
-    insert(toks_[a.first].begin, open_text);
-    insert(toks_[a.last].end, ")");
+    insert_stable(toks_[a.first].begin, open_text);
+    insert_stable(toks_[a.last].end, ")");
 }
 
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
+    const Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
         if (is_punct(p, ".") || is_punct(p, "->")) {  // a member, not an API name
             const int object = prev_sig(p);
-            const auto type = is_ident(object) ? var_types_.find(text(object)) : var_types_.end();
-            if (type != var_types_.end()) {
-                const Entry* e = t_.find(std::string(type->second) + "::" + std::string(w), false);
+            if ((y.flags & kSymMember) != 0 && is_ident(object) && sym(object).var_type >= 0) {
+                const Symbol& type = syms_[static_cast<std::size_t>(sym(object).var_type)];
+                const std::string key =
+                    std::string(s_.substr(type.begin, type.len)) + "::" + std::string(w);
+                const Entry* e = t_.find(key, false);
                 if (e != nullptr && e->kind == Kind::Member) apply(*e, i);
             }
             return;
         }
     }
-    switch (w[0]) {  // the few names the hazard scanners watch
-        case 'a':
-        case '_':
-            if (w == "asm" || w == "__asm__" || w == "__asm") {
-                hazard_asm(i);
-                return;
-            }
-            break;
-        case 'w':
-            if (w == "warpSize") hazard_warp_size(i);
-            break;
-        case 't':
-        case 's':
-            if (w == "texture" || w == "surface") hazard_texture(i);
-            break;
-        default:
-            break;
+    // The few names the hazard scanners watch.
+    if ((y.flags & kSymAsm) != 0) {
+        hazard_asm(i);
+        return;
     }
-    const Entry* e = entries_[i];
+    if ((y.flags & kSymWarpSize) != 0) hazard_warp_size(i);
+    if ((y.flags & kSymTexture) != 0) hazard_texture(i);
+    const Entry* e = y.entry;
     if (e != nullptr) {
         const int n = next_sig(i);
         if (e->kind == Kind::Namespace) {
@@ -918,12 +850,11 @@ void Rewriter::on_identifier(int i) {
         apply(*e, i);
         return;
     }
-    const int family = t_.guess_family(w);
-    if (family < 0 || declared_.count(w) != 0) return;
+    const int family = y.family;
+    if (family < 0 || y.declared) return;
     // CUBLAS_CHECK(...): CUDA libraries have no upper-case functions, so an
     // upper-case name called like a function is the project's own macro.
-    const bool upper =
-        std::none_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    const bool upper = (y.flags & kSymUpper) != 0;
     if (!(upper && is_punct(next_sig(i), "("))) {
         diag(i, Severity::Warning, "unknown-api",
              "'" + std::string(w) + "' is not a known CUDA API; it was left unchanged");
@@ -936,11 +867,11 @@ int Rewriter::template_open(int close) const {
     int depth = 0;
     for (int k = close; k >= 0; k = prev_sig(k)) {
         if (toks_[k].kind != TokenKind::Punct) continue;
-        const std::string_view tk = text(k);
-        if (tk == ">") depth += 1;
-        if (tk == ">>") depth += 2;
-        if (tk == "<") depth -= 1;
-        if (tk == ";" || tk == "{" || tk == "}") return -1;
+        const std::uint32_t tk = punct_at(k);
+        if (tk == punct_code(">")) depth += 1;
+        if (tk == punct_code(">>")) depth += 2;
+        if (tk == punct_code("<")) depth -= 1;
+        if (tk == punct_code(";") || tk == punct_code("{") || tk == punct_code("}")) return -1;
         if (depth <= 0) return k;
     }
     return -1;
@@ -978,10 +909,10 @@ int Rewriter::kernel_start(int last, bool* templated) const {
 }
 
 void Rewriter::on_launch(int i) {
-    const int close = match_[i];
+    const int close = match(i);
     if (close < 0) return;
     const int paren = next_sig(close);
-    if (!is_punct(paren, "(") || match_[paren] < 0) return;
+    if (!is_punct(paren, "(") || match(paren) < 0) return;
     const int last = prev_sig(i);
     bool templated = false;
     const int start = last >= 0 ? kernel_start(last, &templated) : -1;
@@ -994,8 +925,8 @@ void Rewriter::on_launch(int i) {
     }
     const std::size_t nconfig = call_args(i).size();
     const std::vector<Arg> call = call_args(paren);
-    insert(toks_[start].begin, templated ? "hipLaunchKernelGGL((" : "hipLaunchKernelGGL(");
-    if (templated) insert(toks_[last].end, ")");
+    insert_stable(toks_[start].begin, templated ? "hipLaunchKernelGGL((" : "hipLaunchKernelGGL(");
+    if (templated) insert_stable(toks_[last].end, ")");
     // "k <<< g, b >>> (x)" -> "hipLaunchKernelGGL(k, g, b, 0, 0, x)"
     edits_.push_back(Edit{toks_[last].end, toks_[first_config].begin, ", "});
     consume(last + 1, first_config - 1);
@@ -1005,36 +936,67 @@ void Rewriter::on_launch(int i) {
     const int first_arg = next_sig(paren);
     if (!call.empty()) tail += ", ";
     const std::uint32_t tail_end = call.empty() ? toks_[paren].end : toks_[first_arg].begin;
-    edits_.push_back(Edit{toks_[last_config].end, tail_end, tail});
+    owned_.push_back(std::move(tail));
+    edits_.push_back(Edit{toks_[last_config].end, tail_end, owned_.back()});
     consume(last_config + 1, call.empty() ? paren : first_arg - 1);
 }
 
-void Rewriter::finish_positions() {
-    std::vector<std::uint32_t> starts{0};
-    for (const char* p = s_.data();
-         (p = static_cast<const char*>(std::memchr(
-              p, '\n', s_.size() - static_cast<std::size_t>(p - s_.data())))) != nullptr;
-         ++p) {
-        starts.push_back(static_cast<std::uint32_t>(p - s_.data()) + 1);
+namespace {
+
+// Newlines in [p, end). A quarter of the bytes of a large file pass through here
+// between diagnostics, so it counts sixteen bytes at a time where it can.
+std::size_t count_newlines(const char* p, const char* end) {
+    std::size_t n = 0;
+#if defined(__SSE2__)
+    // Byte counters (a match is -1, so subtracting counts up), summed every 255 rounds.
+    const __m128i nl = _mm_set1_epi8('\n');
+    while (end - p >= 16) {
+        __m128i acc = _mm_setzero_si128();
+        for (int round = 0; round < 255 && end - p >= 16; ++round, p += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+        }
+        const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+        n += static_cast<std::size_t>(_mm_cvtsi128_si32(sums)) +
+             static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
     }
-    stats_.bytes = s_.size();
-    stats_.lines =
-        static_cast<std::uint32_t>(starts.size()) - (s_.empty() || s_.back() == '\n' ? 1U : 0U);
+#endif
+    for (; p < end; ++p) n += *p == '\n' ? 1U : 0U;
+    return n;
+}
+
+}  // namespace
+
+// Lines and columns of the diagnostics, in one pass over the source.
+void Rewriter::finish_positions() {
     std::stable_sort(diags_.begin(), diags_.end(),
                      [](const Diagnostic& a, const Diagnostic& b) { return a.offset < b.offset; });
+    const char* s = s_.data();
+    std::uint32_t pos = 0;         // newlines before `pos` are counted in `line`
+    std::uint32_t line = 1;        // line of `pos`
+    std::uint32_t line_start = 0;  // offset where that line starts
     for (Diagnostic& d : diags_) {
-        const auto it = std::upper_bound(starts.begin(), starts.end(), d.offset);
-        const auto line = static_cast<std::uint32_t>(it - starts.begin());
+        const std::size_t more = count_newlines(s + pos, s + d.offset);
+        if (more != 0) {
+            line += static_cast<std::uint32_t>(more);
+            const void* last = memrchr(s + pos, '\n', d.offset - pos);
+            line_start = static_cast<std::uint32_t>(static_cast<const char*>(last) - s) + 1;
+        }
+        pos = d.offset;
         d.line = line;
-        d.column = d.offset - starts[line - 1] + 1;
+        d.column = d.offset - line_start + 1;
     }
+    const std::size_t newlines = line - 1 + count_newlines(s + pos, s + s_.size());
+    stats_.bytes = s_.size();
+    stats_.lines =
+        static_cast<std::uint32_t>(newlines) + (s_.empty() || s_.back() == '\n' ? 0U : 1U);
 }
 
 // A source cut off mid-way (a failed copy, a half-written file) still
 // translates, but says so: an unterminated comment or literal, or an open brace.
 void Rewriter::report_truncation() {
-    if (unterminated_ >= 0) {
-        const int i = unterminated_;
+    if (scan_.unterminated >= 0) {
+        const int i = scan_.unterminated;
         const TokenKind k = toks_[i].kind;
         const char* what = k == TokenKind::Comment      ? "comment"
                            : k == TokenKind::HeaderName ? "header name"
@@ -1043,17 +1005,19 @@ void Rewriter::report_truncation() {
         diag(i, Severity::Warning, "truncated-input",
              std::string("unterminated ") + what +
                  (toks_[i].end == s_.size() ? "; is the file truncated?" : ""));
-    } else if (unclosed_brace_ >= 0) {
-        diag(unclosed_brace_, Severity::Warning, "truncated-input",
+    } else if (scan_.unclosed_brace >= 0) {
+        diag(scan_.unclosed_brace, Severity::Warning, "truncated-input",
              "this '{' is never closed; is the file truncated?");
     }
 }
 
-Result Rewriter::run() {
-    index_tokens();
-    scan_loops();
-    for (int i = 0; i < ntok_; ++i) {
-        const Token& t = toks_[i];
+// The walk visits only the tokens the lexer listed: identifiers with a table
+// entry or a hazard to check, CUDA-looking unknowns, directives and their
+// ends, header names, numbers that may be warp sizes, shifts and launches.
+// Every other token is left as it is.
+void Rewriter::walk() {
+    for (const int i : scan_.visit) {
+        const Tok& t = toks_[i];
         if (t.kind == TokenKind::Newline) {
             if (!directive_.empty()) dead_ = conds_.back().dead;
             directive_ = {};
@@ -1077,7 +1041,7 @@ Result Rewriter::run() {
             case TokenKind::Punct:
                 if ((t.flags & kDirectiveHash) != 0) {
                     on_directive(i);
-                } else if (t.end - t.begin == 2 && text(i) == "<<") {
+                } else if (is_punct(i, "<<")) {
                     hazard_shift(i);
                 }
                 break;
@@ -1088,21 +1052,60 @@ Result Rewriter::run() {
                 break;
         }
     }
+}
+
+// Edits by position, in the order they were made where two start and end
+// together. They come nearly in order (a rewrite may edit its arguments before
+// renaming its name), so an insertion sort does it in a pass; a badly shuffled
+// list goes to a merge sort instead, which gives the same (stable) order.
+void Rewriter::sort_edits() {
+    const auto before = [](const Edit& a, const Edit& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    };
+    std::size_t moves = 0;
+    for (std::size_t k = 1; k < edits_.size(); ++k) {
+        if (!before(edits_[k], edits_[k - 1])) continue;
+        const Edit e = edits_[k];
+        std::size_t j = k;
+        for (; j > 0 && before(e, edits_[j - 1]); --j) edits_[j] = edits_[j - 1];
+        edits_[j] = e;
+        moves += k - j;
+        if (moves > 4 * edits_.size() + 64) {
+            std::stable_sort(edits_.begin(), edits_.end(), before);
+            return;
+        }
+    }
+}
+
+Result Rewriter::run() {
+    for (const int i : scan_.decls) note_declaration(i);
+    scan_loops();
+    walk();
     dead_ = false;
     report_truncation();
-    std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    });
+    sort_edits();
     Result r;
-    r.text.reserve(s_.size() + s_.size() / 16 + 64);
+    // Two passes: the size of the output, then the bytes, copied straight in.
+    std::size_t size = 0;
     std::uint32_t cursor = 0;
     for (const Edit& e : edits_) {
         if (e.begin < cursor) continue;  // overlapping edit: the first one wins
-        r.text.append(s_.data() + cursor, e.begin - cursor);
-        r.text += e.text;
+        size += (e.begin - cursor) + e.text.size();
         cursor = e.end;
     }
-    r.text.append(s_.data() + cursor, s_.size() - cursor);
+    size += s_.size() - cursor;
+    r.text.resize(size);
+    char* out = r.text.data();
+    cursor = 0;
+    for (const Edit& e : edits_) {
+        if (e.begin < cursor) continue;
+        std::memcpy(out, s_.data() + cursor, e.begin - cursor);
+        out += e.begin - cursor;
+        std::memcpy(out, e.text.data(), e.text.size());
+        out += e.text.size();
+        cursor = e.end;
+    }
+    std::memcpy(out, s_.data() + cursor, s_.size() - cursor);
     finish_positions();
     r.diagnostics = std::move(diags_);
     r.stats = std::move(stats_);

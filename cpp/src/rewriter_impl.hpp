@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstring>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,13 +13,16 @@
 
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
+#include "scanner.hpp"
 
 namespace cass::detail {
 
+// Replace bytes [begin, end) of the input with `text`, which lives in the table,
+// in static storage, or in Rewriter::owned_: edits copy no strings.
 struct Edit {
     std::uint32_t begin;
     std::uint32_t end;
-    std::string text;
+    std::string_view text;
 };
 
 // Token index range [first, last] of one call argument, both significant tokens.
@@ -54,17 +58,49 @@ public:
 
     // --- token navigation ---------------------------------------------------
     [[nodiscard]] std::string_view text(int i) const { return toks_[i].text(s_); }
-    [[nodiscard]] int next_sig(int i) const;
-    [[nodiscard]] int prev_sig(int i) const;
-    [[nodiscard]] bool is_punct(int i, std::string_view p) const {
+    [[nodiscard]] int next_sig(int i) const {
+        for (int k = i + 1; k < ntok_; ++k) {
+            if (toks_[k].significant()) return k;
+        }
+        return -1;
+    }
+    [[nodiscard]] int prev_sig(int i) const { return i > 0 && i < ntok_ ? toks_[i].prev : -1; }
+    // Punctuators compare as numbers: a punctuator is at most three bytes, and
+    // the padding after the source makes reading four safe.
+    template <std::size_t N>
+    [[nodiscard, gnu::always_inline]] bool is_punct(int i, const char (&p)[N]) const {
+        static_assert(N >= 2 && N <= 4, "a punctuator has one to three bytes");
         return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Punct &&
-               toks_[i].end - toks_[i].begin == p.size() &&
-               std::memcmp(s_.data() + toks_[i].begin, p.data(), p.size()) == 0;
+               punct_at(i) == punct_code(std::string_view(p, N - 1));
+    }
+    [[nodiscard]] std::uint32_t punct_at(int i) const {
+        const Tok& t = toks_[i];
+        return load32(s_.data() + t.begin) & ((1U << (8 * (t.end - t.begin))) - 1U);
     }
     [[nodiscard]] bool is_ident(int i) const {
         return i >= 0 && i < ntok_ && toks_[i].kind == TokenKind::Identifier;
     }
     [[nodiscard]] bool in_directive(int i) const { return (toks_[i].flags & kInDirective) != 0; }
+    // The matching bracket of a bracket, <<< or >>>; -1 for anything else.
+    [[nodiscard]] int match(int i) const {
+        return toks_[i].kind == TokenKind::Identifier ? -1 : toks_[i].link;
+    }
+    // The symbol of an identifier token.
+    [[nodiscard]] Symbol& sym(int i) { return syms_[static_cast<std::size_t>(toks_[i].link)]; }
+    [[nodiscard]] const Symbol& sym(int i) const {
+        return syms_[static_cast<std::size_t>(toks_[i].link)];
+    }
+    // The table entry of an identifier token, or nullptr.
+    [[nodiscard]] const Entry* entry(int i) const {
+        return toks_[i].kind == TokenKind::Identifier ? sym(i).entry : nullptr;
+    }
+    [[nodiscard]] bool has_flag(int i, std::uint16_t flag) const {
+        return is_ident(i) && (sym(i).flags & flag) != 0;
+    }
+    // Whether token i names a lane or warp (any token: a #define may name a number).
+    [[nodiscard]] bool lanes(int i) const {
+        return is_ident(i) ? (sym(i).flags & kSymLanes) != 0 : mentions_lanes(text(i));
+    }
     // Arguments of the call whose '(' is at `open`; empty for "()".
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
     // First significant token of the statement holding `i`.
@@ -76,6 +112,9 @@ public:
     // --- output ---------------------------------------------------------------
     void replace(int first, int last, std::string text);  // tokens [first, last]
     void insert(std::uint32_t offset, std::string text);
+    // The same with text that outlives the translation (table strings, literals).
+    void rename(int first, int last, std::string_view stable);
+    void insert_stable(std::uint32_t offset, std::string_view stable);
     void consume(int first, int last);
     void diag(int token, Severity severity, const char* rule, std::string message);
 
@@ -91,7 +130,6 @@ public:
 
 private:
     void note_declaration(int i);
-    void index_tokens();
     void on_directive(int hash);
     void on_identifier(int i);
     void on_header_name(int i);
@@ -115,32 +153,27 @@ private:
     [[nodiscard]] Value condition(int first) const;
     void count(int family, bool converted);
     void finish_positions();
+    void walk();
+    void sort_edits();
     void report_truncation();
 
 public:
-    std::string_view s_;
+    std::string padded_;  // the source and kPadding zero bytes
+    std::string_view s_;  // the source, in padded_
     const Table& t_;
     const Options& o_;
-    std::vector<Token> toks_;
+    Scan scan_;
+    const Tok* toks_ = nullptr;               // scan_.toks
+    std::vector<Symbol>& syms_ = scan_.syms;  // per distinct identifier: entry, declarations
     int ntok_ = 0;
-    std::vector<int> match_;
-    std::vector<const Entry*> entries_;  // table entry of each identifier token, or nullptr
-    std::vector<int> psig_;              // previous significant token of each token, or -1
-    std::vector<int> fors_;              // `for` keywords
-    int unclosed_brace_ = -1;
-    int unterminated_ = -1;  // first comment or literal cut off by the end of a line or file
     std::vector<std::uint8_t> consumed_;
     std::vector<Edit> edits_;
+    std::deque<std::string> owned_;  // texts of edits built here (a deque never moves them)
     std::vector<Diagnostic> diags_;
     Stats stats_;
     std::vector<Loop> loops_;
     int runtime_ = -1;  // family index inline PTX is counted under
 
-    std::unordered_set<std::string_view> declared_;
-    std::unordered_set<std::string_view> full_masks_;
-    std::unordered_map<std::string_view, int> location_vars_;  // name -> '{' of its init or -1
-    std::unordered_map<std::string_view, std::string_view>
-        var_types_;  // x -> cudaFoo in `cudaFoo x`
     std::unordered_set<const Entry*> noted_;
     std::unordered_set<std::string_view> once_;  // rules reported once per file
 

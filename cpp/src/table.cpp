@@ -68,6 +68,12 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
             filter_[bit >> 6] |= 1ULL << (bit & 63U);
         }
     }
+    for (const Entry& e : entries_) {
+        const std::size_t colons = e.cuda.rfind("::");
+        if (e.kind == Kind::Member && colons != std::string::npos) {
+            members_.push_back(e.cuda.substr(colons + 2));
+        }
+    }
     for (std::size_t f = 0; f < families_.size(); ++f) {
         for (const auto& p : families_[f].prefixes) {
             if (p.size() >= 2) prefixes_[bucket(p)].emplace_back(p, static_cast<int>(f));
@@ -92,6 +98,13 @@ const Entry* Table::find(std::string_view name, bool include) const {
         if (e.cuda == name && (e.kind == Kind::Include) == include) return &e;
         slot = (slot + 1) & mask_;
     }
+}
+
+bool Table::is_member_name(std::string_view name) const {
+    for (const std::string& m : members_) {  // a handful of rows
+        if (m == name) return true;
+    }
+    return false;
 }
 
 int Table::guess_family(std::string_view name) const {

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
@@ -76,6 +77,21 @@ int main() {
         if (t.kind == cass::TokenKind::String) raw_ok = t.text(raw) == "R\"x(cudaMalloc )\" )x\"";
     }
     check(raw_ok, "raw string with a delimiter is one token");
+    // A by-arity call cut off before its ')' once made the rewriter pad at token -1.
+    std::vector<cass::Entry> rows(1);
+    rows[0].cuda = "cudaGraphInstantiate";
+    rows[0].hip = "hipGraphInstantiate";
+    rows[0].alt = "hipGraphInstantiateWithFlags";
+    rows[0].rewrite = cass::Rewrite::ByArity;
+    rows[0].arg = 3;
+    const cass::Table graph(rows, {cass::Family{"runtime", {"cuda"}}});
+    const std::string cut = "CHECK(cudaGraphInstantiate(&exec, g\n  int x = 1;\n";
+    check(cass::translate(cut, graph, options).text ==
+              "CHECK(hipGraphInstantiate(&exec, g\n  int x = 1;\n",
+          "an unclosed by-arity call is renamed, not padded");
+    check(cass::translate("cudaGraphInstantiate(&e, g);", graph, options).text ==
+              "hipGraphInstantiateWithFlags(&e, g, 0);",
+          "a short by-arity call is padded");
     std::printf("%d passed, %d failed\n", failures == 0 ? 1 : 0, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -65,6 +65,8 @@ public:
     [[nodiscard]] const Entry* find(std::string_view name, bool include) const;
     // The family an unmapped name looks like it belongs to, or -1.
     [[nodiscard]] int guess_family(std::string_view name) const;
+    // Whether some Member row is keyed "Type::name".
+    [[nodiscard]] bool is_member_name(std::string_view name) const;
 
     [[nodiscard]] const std::vector<Family>& families() const { return families_; }
     [[nodiscard]] std::size_t size() const { return entries_.size(); }
@@ -72,7 +74,8 @@ public:
 private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
-    std::vector<std::int32_t> slots_;  // open addressing; -1 = empty
+    std::vector<std::string> members_;  // the member halves of Member rows
+    std::vector<std::int32_t> slots_;   // open addressing; -1 = empty
     // A one-hash filter on (length, first, second, last byte): most identifiers
     // in real code (i, float, return, ...) are rejected without hashing them.
     std::vector<std::uint64_t> filter_ = std::vector<std::uint64_t>(1024, 0);

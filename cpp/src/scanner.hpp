@@ -1,0 +1,117 @@
+// Internal: the lexer of lexer.cpp, which also indexes what the rewriter reads.
+//
+// One pass over the bytes yields the tokens and, on the way, each token's
+// previous significant token, matching brackets, one symbol per distinct
+// identifier (its table entry looked up once per file, not once per use), and
+// the short list of tokens the rewriter has to visit at all.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "cass/lexer.hpp"
+#include "cass/table.hpp"
+
+namespace cass::detail {
+
+// Zero bytes that must follow the scanned bytes: loops stop on them instead of
+// checking bounds, and short names are read a word at a time.
+constexpr std::size_t kPadding = 32;
+
+inline std::uint64_t load64(const char* p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+inline std::uint32_t load32(const char* p) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// A punctuator of up to three bytes as one number, so comparing two is one compare.
+constexpr std::uint32_t punct_code(std::string_view p) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < p.size() && k < 4; ++k) {
+        v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+    }
+    return v;
+}
+
+static_assert(TokenKind::Newline < TokenKind::Comment && TokenKind::Comment < TokenKind::Identifier,
+              "Tok::significant() relies on the order of TokenKind");
+
+// Plain data, written field by field where it lies: a temporary built field
+// by field and copied whole stalls the store buffer, once per token.
+struct Tok {
+    std::uint32_t begin;
+    std::uint32_t end;
+    std::int32_t prev;  // previous significant token, or -1
+    std::int32_t link;  // brackets and launches: the matching token or -1; identifiers: symbol
+    TokenKind kind;
+    std::uint8_t flags;
+
+    [[nodiscard]] bool significant() const { return kind > TokenKind::Comment; }
+    [[nodiscard]] std::string_view text(std::string_view src) const {
+        return std::string_view(src.data() + begin, end - begin);
+    }
+};
+
+enum SymbolFlags : std::uint16_t {
+    kSymVisit = 1U << 0,         // the rewriter looks at every use: a table name, a hazard
+                                 // name, or a CUDA-looking unknown
+    kSymMember = 1U << 1,        // the member half of some "Type::member" row
+    kSymFor = 1U << 2,           // for
+    kSymDefine = 1U << 3,        // define
+    kSymMemLocation = 1U << 4,   // cudaMemLocation
+    kSymNonDeclaring = 1U << 5,  // a keyword that does not make the next name a declaration
+    kSymUpper = 1U << 6,         // no lower-case letter: a macro's name
+    kSymLanes = 1U << 7,         // threadIdx, tid, or mentions lane or warp
+    kSymAsm = 1U << 8,           // asm, __asm__, __asm
+    kSymWarpSize = 1U << 9,      // warpSize
+    kSymTexture = 1U << 10,      // texture, surface
+};
+
+// One distinct identifier of the file, and what the file says about it.
+struct Symbol {
+    std::uint32_t begin;  // its first occurrence
+    std::uint32_t len;
+    std::uint64_t hash;
+    const Entry* entry;
+    std::int32_t var_type;  // `cudaFoo name`: the symbol of cudaFoo, a table type; or -1
+    std::int32_t location;  // `cudaMemLocation name = {...}`: the '{', or -1
+    std::int16_t family;    // Table::guess_family, for names without an entry
+    std::uint16_t flags;    // SymbolFlags
+    bool declared;          // the file declares or #defines it
+    bool full_mask;         // a constant equal to a full 32-lane mask
+    bool is_location;       // a cudaMemLocation variable
+};
+
+struct Scan {
+    std::unique_ptr<Tok[]> toks;  // ntoks of them
+    std::size_t ntoks = 0;
+    std::vector<Symbol> syms;
+    std::vector<int> visit;  // the only tokens the rewriter's walk needs, in order
+    std::vector<int> decls;  // identifiers right after an identifier: maybe declarations
+    std::vector<int> fors;   // `for` keywords
+    int unclosed_brace = -1;
+    int unterminated = -1;  // first comment or literal cut off by the end of a line or file
+};
+
+// Lexes `src` (followed in memory by kPadding zero bytes). With a table it also
+// interns identifiers and fills `visit`, `decls` and `fors`; without, only the
+// tokens, links and brackets are filled.
+void scan(std::string_view src, const Table* table, Scan& out);
+
+// The value of a decimal or hex integer literal, or -1 (suffixes and separators
+// ignored). Only small values matter here, so anything long is -1.
+long long literal_value(std::string_view t);
+
+// threadIdx, tid, or a name that mentions a lane or a warp.
+bool mentions_lanes(std::string_view w);
+
+}  // namespace cass::detail
