@@ -138,6 +138,7 @@ def _build_parser() -> argparse.ArgumentParser:
     ca.add_argument("action", choices=("info", "clear", "dir"))
 
     sub.add_parser("doctor", help="show the toolchains CASS found and what is missing")
+    __import__("cass_build.compare", fromlist=["add_parser"]).add_parser(sub)
 
     be = sub.add_parser(
         "bench",
@@ -560,6 +561,8 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
             return _cache(args)
         if args.command == "bench":
             return _bench(args, stream)
+        if args.command == "compare":
+            return int(__import__("cass_build.compare", fromlist=["run"]).run(args, stream))
         if args.command == "doctor":
             from .doctor import run_doctor
 
