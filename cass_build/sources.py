@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import stat
 from pathlib import Path
 
 from .errors import InputError, OutputError
@@ -47,36 +48,142 @@ def check_source(data: bytes, path: str, max_bytes: int) -> str:
         raise InputError(msg, hint="re-save the file as UTF-8 (iconv -f latin1 -t utf-8)") from None
 
 
+def _read_all(fd: int, info: os.stat_result) -> bytes:
+    if stat.S_ISREG(info.st_mode):
+        # One read when the file still has the size fstat saw (the usual case);
+        # reading on to the end otherwise (it grew, shrank or a read came up short).
+        first = os.read(fd, info.st_size + 1)
+        if len(first) == info.st_size:
+            return first
+        chunks = [first]
+    else:
+        chunks = []  # a pipe or a device: no size to go by
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _is_dir(path: Path) -> InputError:
+    msg = f"{path}: is a directory"
+    return InputError(msg, hint="pass --out-dir to translate a whole tree")
+
+
 def read_source(path: Path, max_bytes: int) -> tuple[bytes, str]:
     """Read and check a source file; returns its bytes and text."""
     try:
-        if path.is_dir():
-            msg = f"{path}: is a directory"
-            raise InputError(msg, hint="pass --out-dir to translate a whole tree")
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise _too_big(str(path), size, max_bytes)
-        data = path.read_bytes()
+        # One open, one fstat, one read: what the checks below need, and no more.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         msg = f"{path}: no such file"
         raise InputError(msg) from None
+    except IsADirectoryError:
+        raise _is_dir(path) from None
     except PermissionError:
+        if path.is_dir():
+            raise _is_dir(path) from None
         msg = f"{path}: permission denied"
         raise InputError(msg) from None
     except OSError as exc:
         msg = f"{path}: cannot read: {exc.strerror or exc}"
         raise InputError(msg) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _is_dir(path)
+        if info.st_size > max_bytes:
+            raise _too_big(str(path), info.st_size, max_bytes)
+        data = _read_all(fd, info)
+    except OSError as exc:
+        msg = f"{path}: cannot read: {exc.strerror or exc}"
+        raise InputError(msg) from None
+    finally:
+        os.close(fd)
     return data, check_source(data, str(path), max_bytes)
+
+
+def _cannot_write(path: Path, exc: OSError) -> OutputError:
+    return OutputError(f"{path}: cannot write: {exc.strerror or exc}")
+
+
+def _refuse_input(path: Path) -> OutputError:
+    return OutputError(
+        f"{path}: refusing to overwrite an input file", hint="choose another -o path or --out-dir"
+    )
 
 
 def write_atomic(path: Path, data: bytes, *, inputs: frozenset[Path] = frozenset()) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename."""
+    name = path.name
+    if name in ("", ".", "..") or not hasattr(os, "O_PATH"):
+        _write_atomic_by_path(path, data, inputs)
+        return
+    # Everything happens relative to the output's directory, opened once: the
+    # kernel walks the path once instead of once per call, and the directory's
+    # real path comes from the kernel instead of a readlink per component.
+    flags = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+    try:
+        try:
+            dirfd = os.open(path.parent, flags)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            dirfd = os.open(path.parent, flags)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    try:
+        try:
+            old: os.stat_result | None = os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+        except FileNotFoundError:
+            old = None
+        except OSError as exc:
+            raise _cannot_write(path, exc) from None
+        if old is not None and stat.S_ISLNK(old.st_mode):
+            # A symlinked output: resolve it the long way (see _write_atomic_by_path).
+            _write_atomic_by_path(path, data, inputs)
+            return
+        if inputs:
+            try:
+                real = str(Path(f"/proc/self/fd/{dirfd}").readlink())
+            except OSError:
+                real = ""
+            if not real.startswith("/"):  # no /proc: resolve the long way
+                _write_atomic_by_path(path, data, inputs)
+                return
+            if Path(real, name) in inputs:
+                raise _refuse_input(path)
+        _write_in(dirfd, name, data, old, path)
+    finally:
+        os.close(dirfd)
+
+
+def _write_in(dirfd: int, name: str, data: bytes, old: os.stat_result | None, path: Path) -> None:
+    tmp = f".{name}.{os.getpid()}.{next(_COUNTER)}.tmp"
+    try:
+        # O_EXCL on a name of our own: no race with another writer, and the mode
+        # follows the umask like any file the user's tools create.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666, dir_fd=dirfd)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                if old is not None:  # a replaced output keeps its mode
+                    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            finally:
+                os.close(fd)
+            os.rename(tmp, name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dirfd)
+            raise
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+
+
+def _write_atomic_by_path(path: Path, data: bytes, inputs: frozenset[Path]) -> None:
+    """write_atomic for outputs that are symlinks, or where the fast path cannot go."""
     resolved = path.resolve() if inputs else path
     if resolved in inputs:
-        msg = f"{path}: refusing to overwrite an input file"
-        raise OutputError(msg, hint="choose another -o path or --out-dir")
-    # O_EXCL on a name of our own: no race with another writer, and the mode
-    # follows the umask like any file the user's tools create.
+        raise _refuse_input(path)
     tmp = resolved.with_name(f".{resolved.name}.{os.getpid()}.{next(_COUNTER)}.tmp")
     try:
         try:
@@ -94,5 +201,4 @@ def write_atomic(path: Path, data: bytes, *, inputs: frozenset[Path] = frozenset
             tmp.unlink(missing_ok=True)
             raise
     except OSError as exc:
-        msg = f"{path}: cannot write: {exc.strerror or exc}"
-        raise OutputError(msg) from None
+        raise _cannot_write(path, exc) from None
