@@ -36,11 +36,11 @@ _LAZY = {
 
 def get_cmake_dir() -> str:
     """The directory holding ``CASSConfig.cmake``, for ``-DCASS_DIR=...``."""
-    import os
+    from pathlib import Path
 
-    here = os.path.join(os.path.dirname(__file__), "share", "cmake", "CASS")
-    if os.path.isfile(os.path.join(here, "CASSConfig.cmake")):
-        return here
+    here = Path(__file__).parent / "share" / "cmake" / "CASS"
+    if (here / "CASSConfig.cmake").is_file():
+        return str(here)
     # An editable install keeps what CMake built in site-packages, apart from the sources.
     from importlib import metadata
 
@@ -48,7 +48,7 @@ def get_cmake_dir() -> str:
         found = metadata.distribution("cass-build").locate_file("cass_build/share/cmake/CASS")
     except metadata.PackageNotFoundError:
         found = None
-    if found is not None and os.path.isfile(os.path.join(str(found), "CASSConfig.cmake")):
+    if found is not None and (Path(str(found)) / "CASSConfig.cmake").is_file():
         return str(found)
     msg = "cass_build has no CMake files here; install it with pip (pip install .) first."
     raise ImportError(msg)

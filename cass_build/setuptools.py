@@ -428,9 +428,18 @@ class BuildExtension(build_ext):  # type: ignore[misc]
         return obj
 
     def _run_tool(self, plan: _Plan, argv: list[str], src: Path) -> None:
+        """Compile unless the object was built from the same bytes with the same command."""
+        from .includes import local_includes
         from .toolchain import find_hip
 
-        Path(argv[argv.index("-o") + 1]).parent.mkdir(parents=True, exist_ok=True)
+        obj = Path(argv[argv.index("-o") + 1])
+        files = [src, *local_includes(src, src.read_bytes(), [Path(d) for d in plan.include_dirs])]
+        parts = [argv, plan.tool_id, [(str(f), _digest(f)) for f in files]]
+        key = hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+        stamp = obj.with_name(obj.name + ".cass-key")
+        if obj.is_file() and _read(stamp) == key:
+            return
+        obj.parent.mkdir(parents=True, exist_ok=True)
         self.announce(shlex.join(argv), level=2)
         env = None
         if plan.backend == "rocm" and (tc := find_hip()) is not None:
@@ -442,6 +451,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
             name = Path(plan.tool).name
             msg = f"{src}: {name} failed with exit status {done.returncode}"
             raise CompileError(msg)
+        stamp.write_text(key)
 
 
 def _out_path(src: Path, root: Path, out_root: Path) -> Path:

@@ -1,0 +1,161 @@
+"""Shared by the build-system tests: real tools, copied examples, offload bundles."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+ARCHS = ("gfx90a", "gfx1030")
+BUNDLE_ID = "hipv4-amdgcn-amd-amdhsa--"
+EM_AMDGPU = 224
+
+
+def tool(name: str, *extra: str) -> str | None:
+    """``name`` on PATH, else in one of the ``extra`` directories (globs allowed)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for pattern in extra:
+        for directory in sorted(Path("/").glob(pattern.lstrip("/")), reverse=True):
+            if (directory / name).is_file():
+                return str(directory / name)
+    return None
+
+
+CMAKE = tool("cmake")
+CMAKE_325 = "/usr/bin/cmake" if Path("/usr/bin/cmake").is_file() else None
+NINJA = tool("ninja")
+HIPCC = tool("hipcc", "/opt/rocm/bin")
+NVCC = tool("nvcc", "/usr/local/cuda/bin")
+BUNDLER = tool("clang-offload-bundler", "/opt/rocm/llvm/bin", "/usr/lib/llvm-*/bin")
+OBJCOPY = tool("objcopy")
+
+
+def require(**tools: str | None) -> None:
+    """Skip the calling test, naming the first missing tool."""
+    for name, path in tools.items():
+        if path is None:
+            pytest.skip(f"{name} is not installed")
+
+
+def build_env(**changes: str) -> dict[str, str]:
+    """The environment a user's build sees: CASS defaults, not the test suite's.
+
+    conftest.py turns verification off for translation tests; builds here check
+    the documented defaults, so that variable goes (the private cache stays).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in ("CASS_VERIFY", "CASS_ARCHS")}
+    env.update(changes)
+    return env
+
+
+def run(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 1200,
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=dict(env) if env is not None else build_env(),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+        check=False,
+    )
+
+
+def ok(proc: subprocess.CompletedProcess[str]) -> str:
+    """stdout + stderr of a command that must have succeeded."""
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{proc.args}\n{output[-6000:]}"
+    return output
+
+
+def copy_example(name: str, dest: Path) -> Path:
+    """A clean copy of ``examples/<name>`` (no build outputs) under ``dest``."""
+    target = dest / name
+    shutil.copytree(
+        EXAMPLES / name,
+        target,
+        ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "*.so"),
+    )
+    return target
+
+
+def cmake_dir() -> str:
+    proc = run([sys.executable, "-m", "cass_build", "--cmakedir"], ROOT)
+    return ok(proc).strip()
+
+
+def _fatbin_sections(path: Path) -> bytes:
+    """The ``.hip_fatbin`` section of an object, library or executable."""
+    assert OBJCOPY is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "fatbin"
+        proc = run(
+            [OBJCOPY, "-O", "binary", "--only-section=.hip_fatbin", str(path.resolve()), str(out)],
+            ROOT,
+        )
+        ok(proc)
+        return out.read_bytes() if out.exists() else b""
+
+
+def bundle_ids(path: Path) -> set[str]:
+    """Offload bundle ids in a file's ``.hip_fatbin`` (scanned: linked files hold several)."""
+    data = _fatbin_sections(path)
+    return {m.decode() for m in re.findall(rb"hipv4-amdgcn-amd-amdhsa--gfx[0-9a-f]+", data)}
+
+
+def code_object_archs(obj: Path) -> set[str]:
+    """The archs whose AMD GPU code objects an object file carries, checked by unbundling.
+
+    ``clang-offload-bundler --list`` names the bundles; each one is unbundled and
+    must be an ELF file for the AMDGPU machine, not just a name in a table.
+    """
+    assert BUNDLER is not None
+    found: set[str] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        fatbin = Path(tmp) / "fatbin"
+        fatbin.write_bytes(_fatbin_sections(obj))
+        listed = ok(run([BUNDLER, "--list", "--type=o", f"--input={fatbin}"], ROOT)).split()
+        for target in listed:
+            if not target.startswith(BUNDLE_ID):
+                continue
+            code = Path(tmp) / f"{target}.co"
+            ok(
+                run(
+                    [
+                        BUNDLER,
+                        "--unbundle",
+                        "--type=o",
+                        f"--targets={target}",
+                        f"--input={fatbin}",
+                        f"--output={code}",
+                    ],
+                    ROOT,
+                )
+            )
+            data = code.read_bytes()
+            machine = struct.unpack_from("<H", data, 18)[0] if len(data) > 20 else 0
+            if data[:4] == b"\x7fELF" and machine == EM_AMDGPU:
+                found.add(target.removeprefix(BUNDLE_ID))
+    return found
+
+
+def archs_in(path: Path) -> set[str]:
+    """The gfx archs named by offload bundles in a linked file."""
+    return {b.removeprefix(BUNDLE_ID) for b in bundle_ids(path)}

@@ -1,0 +1,344 @@
+"""find_package(CASS): the package files, argument parsing, and a real CMake build.
+
+The build tests share one configured and built copy of examples/cmake_app
+(module scope: hipcc is slow and the machine small). Tests that edit the copy
+run last, in file order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.build_helpers import (
+    ARCHS,
+    BUNDLER,
+    CMAKE,
+    CMAKE_325,
+    HIPCC,
+    NINJA,
+    NVCC,
+    OBJCOPY,
+    ROOT,
+    archs_in,
+    build_env,
+    cmake_dir,
+    code_object_archs,
+    copy_example,
+    ok,
+    run,
+)
+
+LIB_SOURCES = ("device", "saxpy", "reduce", "histogram")
+
+
+# -- the package files ----------------------------------------------------------
+
+
+def test_cmakedir_matches_get_cmake_dir() -> None:
+    import cass_build
+
+    found = cmake_dir()
+    assert found == cass_build.get_cmake_dir()
+    assert {"CASSConfig.cmake", "CASSConfigVersion.cmake", "CASSFunctions.cmake"} <= {
+        p.name for p in Path(found).iterdir()
+    }
+    cass = shutil.which("cass")
+    if cass:
+        assert ok(run([cass, "--cmakedir"], ROOT)).strip() == found
+
+
+def test_installed_files_are_the_checkout() -> None:
+    """A stale install would test old CMake code: reinstall with pip install -e ."""
+    installed = Path(cmake_dir())
+    assert (installed / "CASSFunctions.cmake").read_text() == (
+        ROOT / "cmake" / "CASSFunctions.cmake"
+    ).read_text(), "run: pip install --no-build-isolation -e ."
+    config = (installed / "CASSConfig.cmake").read_text()
+    template = (ROOT / "cmake" / "CASSConfig.cmake.in").read_text()
+    assert config.startswith(template.split("@PACKAGE_INIT@")[0])
+
+
+def test_config_opens_with_the_rst_reference() -> None:
+    text = (ROOT / "cmake" / "CASSConfig.cmake.in").read_text()
+    assert text.startswith("#[===")
+    head = text.split("#]====")[0]
+    names = ["cass_add_library", "cass_add_executable", "cass_target_sources", "CASS_BACKEND"]
+    names += ["CASS_STRATEGY", "CASS_VERIFY", "CMAKE_HIP_ARCHITECTURES", "CASS_TRANSLATE"]
+    for name in names:
+        assert name in head, name
+
+
+@pytest.mark.skipif(CMAKE is None, reason="cmake is not installed")
+@pytest.mark.parametrize(
+    ("wanted", "compatible"), [("0.1", True), ("0.1.0", True), ("0.2", False), ("1.0", False)]
+)
+def test_version_file_same_minor(tmp_path: Path, wanted: str, compatible: bool) -> None:
+    script = tmp_path / "v.cmake"
+    script.write_text(
+        f'set(PACKAGE_FIND_VERSION "{wanted}")\n'
+        'string(REPLACE "." ";" parts "${PACKAGE_FIND_VERSION}")\n'
+        "list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)\n"
+        "list(GET parts 1 PACKAGE_FIND_VERSION_MINOR)\n"
+        f'include("{cmake_dir()}/CASSConfigVersion.cmake")\n'
+        'message(STATUS "compatible=${PACKAGE_VERSION_COMPATIBLE}")\n'
+    )
+    out = ok(run([CMAKE, "-P", str(script)], tmp_path))
+    assert f"compatible={'TRUE' if compatible else 'FALSE'}" in out
+
+
+# -- argument parsing (cmake -P) --------------------------------------------------
+
+
+def _args_case(case: str, cmake: str) -> subprocess.CompletedProcess[str]:
+    script = ROOT / "tests" / "cmake" / "cass_args.cmake"
+    functions = ROOT / "cmake" / "CASSFunctions.cmake"
+    return run([cmake, f"-DCASS_FUNCTIONS={functions}", f"-DCASE={case}", "-P", str(script)], ROOT)
+
+
+CMAKES = [c for c in dict.fromkeys([CMAKE, CMAKE_325]) if c]
+
+
+@pytest.mark.parametrize("cmake", CMAKES)
+def test_keywords_parse_and_archs_end_where_sources_start(cmake: str) -> None:
+    out = ok(_args_case("parse", cmake))
+    assert (
+        "sources=a.cu;b.cu|archs=gfx90a;gfx1030|strategy=rules|verify=compile|static=TRUE|"
+        "allow=FALSE" in out
+    )
+    assert "sources=a.cu|archs=|strategy=|verify=|static=FALSE" in ok(_args_case("defaults", cmake))
+
+
+@pytest.mark.parametrize("cmake", CMAKES)
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("unknown_keyword", "cass_add_library: unknown keyword 'STATC' (did you mean STATIC?)"),
+        (
+            "bad_verify",
+            "cass_add_executable: VERIFY 'sometimes' is not one of none, syntax, compile, run",
+        ),
+        ("missing_value", "cass_add_library: STRATEGY needs a value"),
+        ("two_types", "cass_add_library: give at most one of STATIC, SHARED"),
+    ],
+)
+def test_bad_arguments_stop_with_one_line(cmake: str, case: str, message: str) -> None:
+    proc = _args_case(case, cmake)
+    assert proc.returncode != 0
+    # One message between CMake's "CMake Error at ..." header and the call stack
+    # (CMake itself wraps long lines, so compare with the wrapping undone).
+    body = proc.stderr.split(":\n", 1)[1].split("Call Stack")[0].strip()
+    assert " ".join(body.split()) == message, proc.stderr
+
+
+# -- configure with both CMake versions -------------------------------------------
+
+needs_hip = pytest.mark.skipif(None in (CMAKE, NINJA, HIPCC), reason="needs cmake, ninja and hipcc")
+
+
+def _configure(src: Path, build: Path, cmake: str, *defs: str) -> str:
+    env = build_env()
+    argv = [cmake, "-S", str(src), "-B", str(build), "-G", "Ninja", f"-DCASS_DIR={cmake_dir()}"]
+    return ok(run([*argv, *defs], src, env))
+
+
+@pytest.mark.slow
+@needs_hip
+@pytest.mark.skipif(CMAKE_325 is None, reason="no system cmake 3.25 at /usr/bin/cmake")
+def test_cmake_325_builds_one_translated_object(tmp_path: Path) -> None:
+    """CMake 3.25 needs the forwarding hip-lang tree on Debian; one object proves it."""
+    assert CMAKE_325 is not None and NINJA is not None
+    src = copy_example("cmake_app", tmp_path)
+    build = tmp_path / "build"
+    _configure(src, build, CMAKE_325, "-DCMAKE_HIP_ARCHITECTURES=gfx90a")
+    cache = (build / "CMakeCache.txt").read_text()
+    assert "CMAKE_HIP_COMPILER_ROCM_ROOT:PATH=" in cache
+    obj = "vecmath/CMakeFiles/vecmath.dir/__/cass/vecmath/src/saxpy.hip.o"
+    out = ok(run([NINJA, "-C", str(build), obj], build))
+    assert "CASS translating vecmath/src/saxpy.cu" in out
+    assert code_object_archs(build / obj) == {"gfx90a"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(None in (CMAKE, NINJA, NVCC), reason="needs cmake, ninja and nvcc")
+def test_cuda_backend_compiles_the_cu_files_untouched_with_nvcc(tmp_path: Path) -> None:
+    assert NINJA is not None and CMAKE is not None
+    src = copy_example("cmake_app", tmp_path)
+    build = tmp_path / "build"
+    out = _configure(src, build, CMAKE, "-DCASS_BACKEND=cuda")
+    assert "The CUDA compiler identification is NVIDIA" in out
+    ninja_file = (build / "build.ninja").read_text()
+    assert "cass_build translate" not in ninja_file
+    obj = "vecmath/CMakeFiles/vecmath.dir/src/saxpy.cu.o"
+    out = ok(run([NINJA, "-C", str(build), "-v", obj], build))
+    assert "nvcc" in out and str(src / "vecmath" / "src" / "saxpy.cu") in out
+    assert (build / obj).stat().st_size > 0
+
+
+@pytest.mark.slow
+@needs_hip
+def test_unknown_backend_is_one_line(tmp_path: Path) -> None:
+    assert CMAKE is not None
+    src = copy_example("cmake_app", tmp_path)
+    argv = [CMAKE, "-S", str(src), "-B", str(tmp_path / "b"), "-G", "Ninja",
+            f"-DCASS_DIR={cmake_dir()}", "-DCASS_BACKEND=opencl"]  # fmt: skip
+    proc = run(argv, src)
+    assert proc.returncode != 0
+    assert "CASS: CASS_BACKEND is 'opencl'; use auto, rocm or cuda" in proc.stderr
+
+
+# -- a translation that fails verification ----------------------------------------
+
+BAD_CU = """\
+#include <cuda_runtime.h>
+
+__global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }
+
+int launch_clustered(float* x) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(64);
+  return cudaLaunchKernelEx(&config, scale, x) == cudaSuccess ? 0 : 1;
+}
+"""
+
+
+@pytest.mark.slow
+@needs_hip
+def test_failed_verification_fails_the_build_at_the_cu_line(tmp_path: Path) -> None:
+    assert CMAKE is not None and NINJA is not None
+    src = tmp_path / "bad"
+    src.mkdir()
+    (src / "bad.cu").write_text(BAD_CU)
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(bad LANGUAGES CXX)\n"
+        "find_package(CASS CONFIG REQUIRED)\ncass_add_library(bad STATIC bad.cu)\n"
+    )
+    build = tmp_path / "build"
+    _configure(src, build, CMAKE, "-DCMAKE_HIP_ARCHITECTURES=gfx90a")
+    proc = run([NINJA, "-C", str(build)], build)
+    assert proc.returncode != 0
+    output = proc.stdout + proc.stderr
+    assert f"{src / 'bad.cu'}:6:3: error: unknown type name 'hipLaunchConfig_t'" in output
+    assert re.search(r"FAILED: .*cass/bad\.hip", output), output
+    assert "Traceback" not in output
+    assert not (build / "cass" / "bad.hip").exists()
+
+
+# -- one real build of examples/cmake_app -----------------------------------------
+
+
+class App:
+    def __init__(self, src: Path, build: Path, log: str) -> None:
+        self.src, self.build, self.log = src, build, log
+
+    def ninja(self, *args: str) -> str:
+        assert NINJA is not None
+        return ok(run([NINJA, "-C", str(self.build), *args], self.build))
+
+    def hip(self, rel: str) -> Path:
+        return self.build / "cass" / rel
+
+    def obj(self, name: str) -> Path:
+        return self.build / f"vecmath/CMakeFiles/vecmath.dir/__/cass/vecmath/src/{name}.hip.o"
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> App:
+    if None in (CMAKE, NINJA, HIPCC):
+        pytest.skip("needs cmake, ninja and hipcc")
+    assert CMAKE is not None and NINJA is not None
+    root = tmp_path_factory.mktemp("cmake_app")
+    src = copy_example("cmake_app", root)
+    build = root / "build"
+    _configure(src, build, CMAKE, f"-DCMAKE_HIP_ARCHITECTURES={';'.join(ARCHS)}")
+    log = ok(run([NINJA, "-C", str(build)], build))
+    return App(src, build, log)
+
+
+@pytest.mark.slow
+def test_every_cu_file_was_translated_at_build_time(app: App) -> None:
+    for name in LIB_SOURCES:
+        assert f"CASS translating vecmath/src/{name}.cu" in app.log
+        text = app.hip(f"vecmath/src/{name}.hip").read_text()
+        assert "cuda" not in re.sub(r'"[^"\n]*"|//[^\n]*', "", text).replace("CUDA", "")
+    assert "CASS translating app/main.cu" in app.log
+    # Headers follow the sources: the shared public one and the private one.
+    assert "hipMalloc" in app.hip("vecmath/include/vecmath/check.cuh").read_text()
+    assert app.hip("vecmath/src/block_reduce.cuh").is_file()
+    # The originals were never written to.
+    assert "cudaMalloc" in (app.src / "vecmath/include/vecmath/check.cuh").read_text()
+
+
+@pytest.mark.slow
+def test_translations_are_compiled_as_hip_for_every_arch(app: App) -> None:
+    assert "Building HIP object" in app.log
+    if BUNDLER is None or OBJCOPY is None:
+        pytest.skip("clang-offload-bundler or objcopy is not installed")
+    for name in ("saxpy", "reduce", "histogram"):
+        assert code_object_archs(app.obj(name)) == set(ARCHS), name
+    assert code_object_archs(app.obj("device")) == set()  # host code only: no bundle at all
+    assert archs_in(app.build / "vecmath_demo") == set(ARCHS)
+
+
+@pytest.mark.slow
+def test_the_demo_reports_no_device_cleanly(app: App) -> None:
+    if Path("/dev/kfd").exists():
+        pytest.skip("a GPU is present: the no-device path does not apply")
+    proc = run([str(app.build / "vecmath_demo")], app.build)
+    assert proc.returncode == 77, proc.stdout + proc.stderr
+    assert "vecmath_demo: no HIP device (" in proc.stdout
+    assert "verdict: SKIPPED (no GPU)" in proc.stdout
+
+
+@pytest.mark.slow
+def test_noop_rebuild_runs_no_commands(app: App) -> None:
+    assert "ninja: no work to do." in app.ninja("-n")
+    assert "ninja: no work to do." in app.ninja()
+
+
+# Below: tests that change the copy. They run last and in this order.
+
+
+@pytest.mark.slow
+def test_touching_a_header_retranslates_only_its_dependents(app: App) -> None:
+    header = app.src / "vecmath" / "src" / "block_reduce.cuh"
+    hips = {n: app.hip(f"vecmath/src/{n}.hip") for n in LIB_SOURCES}
+    before = {n: p.stat().st_mtime_ns for n, p in hips.items()}
+    objects = {n: app.obj(n).stat().st_mtime_ns for n in LIB_SOURCES}
+    time.sleep(0.01)
+    os.utime(header)
+    planned = app.ninja("-n")
+    translating = set(re.findall(r"CASS translating vecmath/src/(\w+)\.cu", planned))
+    assert translating == {"reduce", "histogram"}, planned
+    assert "app/main.cu" not in planned
+    log = app.ninja("-d", "explain")
+    assert set(re.findall(r"CASS translating vecmath/src/(\w+)\.cu", log)) == {
+        "reduce",
+        "histogram",
+    }
+    # Same bytes out: the translations keep their timestamps, so nothing recompiles.
+    assert "Building HIP object" not in log, log
+    assert {n: p.stat().st_mtime_ns for n, p in hips.items()} == before
+    assert {n: app.obj(n).stat().st_mtime_ns for n in LIB_SOURCES} == objects
+    assert "ninja: no work to do." in app.ninja("-n")
+
+
+@pytest.mark.slow
+def test_editing_a_header_recompiles_exactly_its_dependents(app: App) -> None:
+    header = app.src / "vecmath" / "src" / "block_reduce.cuh"
+    header.write_text(header.read_text() + "\n// a comment changes the translated header\n")
+    mirrored = app.hip("vecmath/src/block_reduce.cuh")
+    # Translate only (cheap), then ask ninja what the compile step would rebuild.
+    app.ninja(str(app.hip("vecmath/src/reduce.hip")), str(app.hip("vecmath/src/histogram.hip")))
+    assert mirrored.read_text().endswith("// a comment changes the translated header\n")
+    planned = app.ninja("-n")
+    compiled = set(re.findall(r"Building HIP object \S+/(\w+)\.hip\.o", planned))
+    assert compiled == {"reduce", "histogram"}, planned
+    assert "CASS translating" not in planned
