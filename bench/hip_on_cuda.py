@@ -72,7 +72,42 @@ def translate_all(out: Path, versions: list[str]) -> None:
         print(f"translated {len(sources)} sources for HIP {version} into {folder}", file=sys.stderr)
 
 
-def one(path: Path, version: str, hip_dir: Path, work: Path) -> dict[str, object]:
+HEADER = re.compile(r"^#include <([^>]+)>", re.MULTILINE)
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+
+
+def from_roots(
+    path: Path, roots: list[Path], libs: list[str]
+) -> tuple[list[Path], list[str]] | None:
+    """Include dirs and link flags for a program whose CUDA library headers ship apart from
+    the toolkit (pip's nvidia-* wheels); None when one is missing."""
+    includes: list[Path] = []
+    link: list[str] = []
+    for header in HEADER.findall(path.read_text(encoding="utf-8")):
+        if "/" in header or not header.startswith(("cu", "nccl")) or header.startswith("cuda"):
+            continue
+        if (CUDA_INCLUDE / header).exists():
+            continue
+        found = next((h for root in roots for h in sorted(root.rglob(header))), None)
+        if found is None:
+            return None
+        includes.append(found.parent)
+    for flag in libs:
+        name = flag.removeprefix("-l")
+        if name == "cuda":
+            link.append(flag)
+            continue
+        found = next((f for root in roots for f in sorted(root.rglob(f"lib{name}.so*"))), None)
+        if found is None:
+            return None
+        # Wheels ship versioned sonames only: link the file itself, and find it at run time.
+        link += [str(found), "-Xlinker", "-rpath", "-Xlinker", str(found.parent)]
+    return includes, link
+
+
+def one(
+    path: Path, version: str, hip_dir: Path, work: Path, roots: list[Path]
+) -> dict[str, object]:
     info = directives(path)
     families = info.get("FAMILIES", "").split()
     row: dict[str, object] = {
@@ -80,18 +115,28 @@ def one(path: Path, version: str, hip_dir: Path, work: Path) -> dict[str, object
         "hip_version": version,
         "families": " ".join(families),
     }
-    if info.get("NVCC", "yes").startswith("no"):
-        row.update(status="not built", reason=f"CUDA original: {info['NVCC']}")
-        return row
     link = [LIBS[f] for f in families if f in LIBS]
+    includes: list[Path] = []
+    if info.get("NVCC", "yes").startswith("no"):
+        extra = from_roots(path, roots, link) if "headers not installed" in info["NVCC"] else None
+        if extra is None:
+            row.update(status="not built", reason=f"CUDA original: {info['NVCC']}")
+            return row
+        includes, link = extra
+        row["libraries"] = "headers and libraries from " + ", ".join(map(str, roots))
     hip = hip_dir / f"{path.stem}.hip"
     result: Comparison = compare(
-        path, hip, workdir=work / version / path.stem, link=link, timeout=60.0
+        path,
+        hip,
+        workdir=work / version / path.stem,
+        include_dirs=includes,
+        link=link,
+        timeout=60.0,
     )
     cuda_ok = bool(result.cuda.verdicts) and result.cuda.verdicts[-1].startswith("VERDICT: PASS")
     row.update(
         status="pass" if result.passed and cuda_ok else "fail",
-        reason=result.reason,
+        reason=result.reason + ("; CUDA library from pip wheels" if "libraries" in row else ""),
         cuda_build="ok" if result.cuda.built else "failed",
         hip_build="ok" if result.hip.built else "failed",
         cuda_build_seconds=result.cuda.build_seconds,
@@ -105,6 +150,7 @@ def one(path: Path, version: str, hip_dir: Path, work: Path) -> dict[str, object
         hip_build_output=result.hip.build_output[-1500:] if not result.hip.built else "",
         hip_stderr=result.hip.stderr[-800:] if not result.passed else "",
     )
+    print(f"{row['status']}: {path.stem} @ HIP {version}: {result.reason}", file=sys.stderr)
     return row
 
 
@@ -200,6 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", action="append", default=[], help="only programs with this prefix"
     )
+    parser.add_argument(
+        "--lib-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="find CUDA library headers and .so files the toolkit lacks under DIR "
+        "('auto': the nvidia-* Python wheels of this interpreter)",
+    )
     args = parser.parse_args(argv)
     versions = args.versions or ["7.1", "5.2"]
     if args.translate_only:
@@ -218,6 +272,14 @@ def main(argv: list[str] | None = None) -> int:
             f"python bench/hip_on_cuda.py --translate-only {source} "
             + " ".join(f"--hip-version {v}" for v in versions)
         )
+    roots = [Path(r) for r in args.lib_root if r != "auto"]
+    if "auto" in args.lib_root:
+        try:
+            import nvidia  # type: ignore[import-not-found]
+
+            roots += [Path(p) for p in nvidia.__path__]
+        except ImportError:
+            pass
     programs = sorted(PROGRAMS.glob("*.cu"))
     if args.only:
         programs = [p for p in programs if p.stem.startswith(tuple(args.only))]
@@ -225,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         rows = list(
-            pool.map(lambda job: one(job[0], job[1], source / f"hip-{job[1]}", args.work), jobs)
+            pool.map(
+                lambda job: one(job[0], job[1], source / f"hip-{job[1]}", args.work, roots), jobs
+            )
         )
     command = "python bench/hip_on_cuda.py " + shlex.join(
         argv if argv is not None else sys.argv[1:]
