@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     for (int color = 0; color < 2; ++color)
       for (int k = 1; k < n - 1; ++k)
         for (int j = 1; j < n - 1; ++j)
-          for (int i = 1 + ((j + k + color) & 1); i < n - 1; i += 2) {
+          for (int i = 1 + ((j + k + 1 + color) & 1); i < n - 1; i += 2) {  // (i+j+k)%2 == color
             size_t c = (size_t)k * s2 + (size_t)j * n + i;
             u[c] = (u[c - 1] + u[c + 1] + u[c - n] + u[c + n] + u[c - s2] + u[c + s2] + (double)h2 * f[c]) / 6.0;
           }
