@@ -46,6 +46,9 @@ from setuptools import Extension  # type: ignore[import-untyped]
 from setuptools.command.build_ext import build_ext  # type: ignore[import-untyped]
 from setuptools.errors import CompileError, SetupError  # type: ignore[import-untyped]
 
+# After setuptools: this is its distutils, whose log old and new setuptools both print.
+from distutils import log  # isort: skip
+
 from ._version import __version__
 
 __all__ = ["BuildExtension", "CUDAExtension", "CppExtension", "backend", "hipcc_flags"]
@@ -343,7 +346,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
         stamp = Path(self.build_temp) / "cass" / f"{ext.name}.stamp"
         key = plan.key(ext, self._inputs(ext, plan))
         if not self.force and ext_path.is_file() and _read(stamp) == key:
-            self.announce(f"skipping '{ext.name}' extension (content unchanged)", level=2)
+            log.info(f"skipping '{ext.name}' extension (content unchanged)")
             return
 
         objects = self._build_gpu_objects(ext, plan) if plan.gpu_sources else []
@@ -397,7 +400,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
             mirror=((root, out_root),),
             want_object=True,
         )
-        self.announce(f"cass: translating {rel} for {','.join(plan.archs)}", level=2)
+        log.info(f"cass: translating {rel} for {','.join(plan.archs)}")
         try:
             result = translate_to(src, out.with_suffix(".hip"), options, object_path=obj)
         except CassError as exc:
@@ -440,7 +443,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
         if obj.is_file() and _read(stamp) == key:
             return
         obj.parent.mkdir(parents=True, exist_ok=True)
-        self.announce(shlex.join(argv), level=2)
+        log.info(shlex.join(argv))
         env = None
         if plan.backend == "rocm" and (tc := find_hip()) is not None:
             env = tc.env()
