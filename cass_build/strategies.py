@@ -83,17 +83,26 @@ class RulesStrategy:
 _RUNTIME_INCLUDE = re.compile(
     rb'^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime(_api)?\.h[>"]', re.M
 )
+# HIP library headers that, in some HIP releases, only compile after hip_runtime.h
+# (hip_cooperative_groups.h in 5.x uses hipBlockDim_z without including it).
+_HIP_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](hip|hipcub|hiprand|hipfft)/', re.M)
 _BOM = b"\xef\xbb\xbf"
 
 
 def implicit_runtime(path: Path, hip: bytes) -> bytes:
     """Make nvcc's implicit ``#include <cuda_runtime.h>`` of ``.cu`` files explicit.
 
-    nvcc includes the runtime into every ``.cu`` file; hipcc includes nothing,
-    so ``threadIdx`` or ``hipMalloc`` would be undeclared. The ``#line 1`` after
-    the added include keeps every original line at its number.
+    nvcc includes the runtime into every ``.cu`` file before anything else;
+    hipcc includes nothing, so ``threadIdx`` or ``hipMalloc`` would be
+    undeclared, and HIP headers included before the runtime may not compile.
+    The ``#line 1`` after the added include keeps every original line at its
+    number.
     """
-    if path.suffix != ".cu" or not hip.strip() or _RUNTIME_INCLUDE.search(hip):
+    if path.suffix != ".cu" or not hip.strip():
+        return hip
+    runtime = _RUNTIME_INCLUDE.search(hip)
+    first_hip = _HIP_INCLUDE.search(hip)
+    if runtime is not None and (first_hip is None or first_hip.start() >= runtime.start()):
         return hip
     bom = _BOM if hip.startswith(_BOM) else b""
     return bom + b"#include <hip/hip_runtime.h>\n#line 1\n" + hip[len(bom) :]
