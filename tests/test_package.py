@@ -12,6 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "warp_reduce" / "warp_reduce.cu"
+CMAKE_FILES = {
+    f"cass_build/share/cmake/CASS/{name}"
+    for name in ("CASSConfig.cmake", "CASSConfigVersion.cmake", "CASSFunctions.cmake")
+}
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +48,20 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert expected_py <= package
     assert {f"cass_build/data/{t}" for t in tables} <= package
     assert any(n.startswith("cass_build/_core") and n.endswith(".so") for n in package)
+    assert package >= CMAKE_FILES
     unexpected = {
         n
         for n in package
-        if n not in expected_py and not n.startswith(("cass_build/data/", "cass_build/_core"))
+        if n not in expected_py
+        and n not in CMAKE_FILES
+        and not n.startswith(("cass_build/data/", "cass_build/_core"))
     }
     assert not unexpected, unexpected
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "cass = cass_build.__main__:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    entry_points = zipfile.ZipFile(wheel).read(entry).decode()
+    assert "cass = cass_build.__main__:main" in entry_points
+    # scikit-build-core reads this group and sets CASS_ROOT to the package directory.
+    assert "[cmake.root]\nCASS = cass_build" in entry_points
 
 
 @pytest.mark.slow
@@ -71,3 +81,33 @@ def test_clean_install_translates(wheel: Path, tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "hipMalloc" in out.read_text() and "[cass-shfl-offset]" in run.stderr
+
+
+@pytest.mark.slow
+def test_clean_install_has_the_cmake_package(wheel: Path, tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = str(env_dir / "bin" / "python")
+    pip = [python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
+    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = (
+        "import importlib.resources as r, cass_build; "
+        "print(cass_build.get_cmake_dir()); print(r.files(cass_build) / 'share/cmake/CASS')"
+    )
+    # cwd: away from the checkout, whose cass_build would shadow the installed one.
+    out = subprocess.run(
+        [python, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    from_api, from_entry_point = out.stdout.split()
+    assert from_api == from_entry_point
+    assert Path(from_api, "CASSConfig.cmake").is_file()
+    assert str(env_dir) in from_api
+    cmakedir = subprocess.run(
+        [str(env_dir / "bin" / "cass"), "--cmakedir"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert cmakedir.stdout.strip() == from_api
