@@ -67,7 +67,7 @@ void Rewriter::hazard_number(int i) {
     if (o == "=" && v == 32) {
         // constexpr int kWarpSize = 32;
         const int name = prev_sig(op);
-        if (has_flag(name, kSymLanes)) {
+        if (is_ident(name) && lanes(name)) {
             diag(i, Severity::Warning, "warp-size-literal",
                  "'" + std::string(text(name)) +
                      "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
@@ -79,7 +79,7 @@ void Rewriter::hazard_number(int i) {
                          (v == 5 && (o == ">>" || o == ">>="));
     if (!lane_op) return;
     for (int k = statement_begin(op); k < op; ++k) {
-        if (has_flag(k, kSymLanes)) {
+        if (is_ident(k) && lanes(k)) {
             diag(i, Severity::Warning, "warp-lane-arith",
                  "'" + std::string(o) + " " + std::string(text(i)) +
                      "' assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)");
@@ -94,7 +94,7 @@ void Rewriter::hazard_shift(int i) {
     const int lane = next_sig(i);
     if (one < 0 || toks_[one].kind != TokenKind::Number || !is_ident(lane)) return;
     const std::string_view t = text(one);
-    if ((t == "1" || t == "1u" || t == "1U") && has_flag(lane, kSymLanes)) {
+    if ((t == "1" || t == "1u" || t == "1U") && is_ident(lane) && lanes(lane)) {
         diag(one, Severity::Warning, "lane-mask-width",
              "'" + std::string(t) + " << " + std::string(text(lane)) +
                  "' overflows for lanes 32-63 of a 64-lane wavefront; use 1ull");

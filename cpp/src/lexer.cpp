@@ -76,28 +76,6 @@ constexpr auto kDispatch = make_dispatch_table();
 inline bool ident_char(unsigned char c) { return kClass[c] != 0; }
 inline bool is_digit(unsigned char c) { return kClass[c] == 2; }
 
-// Words before a name that do not make it a declaration of that name.
-bool is_non_declaring_keyword(std::string_view w) {
-    if (w.size() < 2 || w.size() > 15 || w[0] < '_' || w[0] > 'w') return false;
-    static constexpr std::string_view kWords[] = {
-        "return",     "case",         "goto",        "else",       "new",
-        "delete",     "throw",        "sizeof",      "alignof",    "decltype",
-        "typename",   "const",        "volatile",    "static",     "extern",
-        "inline",     "constexpr",    "unsigned",    "signed",     "register",
-        "mutable",    "friend",       "virtual",     "explicit",   "using",
-        "namespace",  "template",     "operator",    "co_return",  "co_await",
-        "co_yield",   "if",           "while",       "for",        "switch",
-        "do",         "__host__",     "__device__",  "__global__", "__forceinline__",
-        "__shared__", "__constant__", "__managed__", "typedef",    "struct",
-        "class",      "enum",         "union",       "auto",       "defined",
-        "include",    "ifdef",        "ifndef",      "undef",      "elif",
-        "pragma"};
-    for (const std::string_view k : kWords) {
-        if (k == w) return true;
-    }
-    return false;
-}
-
 // Identifiers hash a word at a time; the zero padding after the source makes
 // reading a whole word past a short name's end safe. For names of up to eight
 // bytes the hash is a bijection of the name, so equal hashes mean equal names.
@@ -129,6 +107,7 @@ public:
         out_.toks.reset(new Tok[cap_]);  // left uninitialized: every token is written whole
         out_.ntoks = 0;
         out_.syms.clear();
+        out_.syms.reserve(1024);
         stack_.reserve(256);
         if (table_ != nullptr) {
             slots_.assign(1024, -1);
@@ -188,7 +167,10 @@ public:
     } while (false)
 
         int idx = -1;
-        while (i < n) {
+        while (true) {
+            // Blanks are gaps between tokens, never tokens; the padding stops this.
+            while (kDispatch[static_cast<unsigned char>(s[i])] == kBlank) ++i;
+            if (i >= n) break;
             const std::size_t b = i;
             const unsigned char c = static_cast<unsigned char>(s[i]);
             const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
@@ -224,12 +206,6 @@ public:
                         if ((f & kSymFor) != 0) out_.fors.push_back(idx);
                         if (before == TokenKind::Identifier) out_.decls.push_back(idx);
                     }
-                    break;
-                }
-                case kBlank: {  // blanks are gaps between tokens, never tokens
-                    std::size_t k = i + 1;
-                    while (kDispatch[static_cast<unsigned char>(s[k])] == kBlank) ++k;
-                    i = s[k] == '\\' ? blanks_end(k) : k;
                     break;
                 }
                 case kNewline:
@@ -680,12 +656,8 @@ private:
         if (w == "for") f |= kSymFor;
         if (w == "define") f |= kSymDefine;
         if (w == "cudaMemLocation") f |= kSymMemLocation;
-        if (is_non_declaring_keyword(w)) f |= kSymNonDeclaring;
-        bool lower = false;
-        for (const char c : w) lower = lower || (c >= 'a' && c <= 'z');
-        if (!lower) f |= kSymUpper;
-        if (mentions_lanes(w)) f |= kSymLanes;
         y.flags = f;
+        y.lanes = -1;
         return y;
     }
 };
@@ -717,6 +689,27 @@ long long literal_value(std::string_view t) {
         if (v > 0xffffffffffffULL) return -1;
     }
     return static_cast<long long>(v);
+}
+
+bool is_non_declaring_keyword(std::string_view w) {
+    if (w.size() < 2 || w.size() > 15 || w[0] < '_' || w[0] > 'w') return false;
+    static constexpr std::string_view kWords[] = {
+        "return",     "case",         "goto",        "else",       "new",
+        "delete",     "throw",        "sizeof",      "alignof",    "decltype",
+        "typename",   "const",        "volatile",    "static",     "extern",
+        "inline",     "constexpr",    "unsigned",    "signed",     "register",
+        "mutable",    "friend",       "virtual",     "explicit",   "using",
+        "namespace",  "template",     "operator",    "co_return",  "co_await",
+        "co_yield",   "if",           "while",       "for",        "switch",
+        "do",         "__host__",     "__device__",  "__global__", "__forceinline__",
+        "__shared__", "__constant__", "__managed__", "typedef",    "struct",
+        "class",      "enum",         "union",       "auto",       "defined",
+        "include",    "ifdef",        "ifndef",      "undef",      "elif",
+        "pragma"};
+    for (const std::string_view k : kWords) {
+        if (k == w) return true;
+    }
+    return false;
 }
 
 bool mentions_lanes(std::string_view w) {

@@ -21,6 +21,26 @@ std::string lower(std::string_view s) {
     return out;
 }
 
+// A stable sort for lists made nearly in order: an insertion sort, in one pass
+// when few items are out of place, handing over to a merge sort when many are
+// (the same order either way: both are stable).
+template <class T, class Less>
+void sort_nearly_sorted(std::vector<T>& v, Less less) {
+    std::size_t moves = 0;
+    for (std::size_t k = 1; k < v.size(); ++k) {
+        if (!less(v[k], v[k - 1])) continue;
+        T item = std::move(v[k]);
+        std::size_t j = k;
+        for (; j > 0 && less(item, v[j - 1]); --j) v[j] = std::move(v[j - 1]);
+        v[j] = std::move(item);
+        moves += k - j;
+        if (moves > 4 * v.size() + 64) {
+            std::stable_sort(v.begin(), v.end(), less);
+            return;
+        }
+    }
+}
+
 std::string version_text(std::uint32_t v) {
     return std::to_string(v / 100) + "." + std::to_string(v % 100);
 }
@@ -175,7 +195,7 @@ void Rewriter::note_declaration(int i) {
         w.declared = true;
     } else if (!in_directive(i)) {
         if (pw.entry != nullptr && pw.entry->kind == Kind::Type) w.var_type = toks_[p].link;
-        if (w.entry == nullptr && w.family >= 0 && (pw.flags & kSymNonDeclaring) == 0) {
+        if (w.entry == nullptr && w.family >= 0 && !is_non_declaring_keyword(text(p))) {
             w.declared = true;  // the file's own cudaCheck(), not an unknown API
         }
         // constexpr unsigned kFull = 0xffffffffu;
@@ -677,8 +697,11 @@ void Rewriter::apply(const Entry& e, int i) {
         case Rewrite::None:
             break;
     }
+    // Most names HIP shares (threadIdx, __syncthreads) are known not to change
+    // without comparing them; a member's name is not its row's key, so compare.
+    const bool same = e.kind != Kind::Member && (e.traits & (legacy ? kSameLegacy : kSameHip)) != 0;
     const std::string& name = legacy ? e.legacy : e.hip;
-    if (name != w) rename(i, i, name);
+    if (!same && name != w) rename(i, i, name);
 }
 
 void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
@@ -854,7 +877,8 @@ void Rewriter::on_identifier(int i) {
     if (family < 0 || y.declared) return;
     // CUBLAS_CHECK(...): CUDA libraries have no upper-case functions, so an
     // upper-case name called like a function is the project's own macro.
-    const bool upper = (y.flags & kSymUpper) != 0;
+    const bool upper =
+        std::none_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
     if (!(upper && is_punct(next_sig(i), "("))) {
         diag(i, Severity::Warning, "unknown-api",
              "'" + std::string(w) + "' is not a known CUDA API; it was left unchanged");
@@ -969,8 +993,8 @@ std::size_t count_newlines(const char* p, const char* end) {
 
 // Lines and columns of the diagnostics, in one pass over the source.
 void Rewriter::finish_positions() {
-    std::stable_sort(diags_.begin(), diags_.end(),
-                     [](const Diagnostic& a, const Diagnostic& b) { return a.offset < b.offset; });
+    sort_nearly_sorted(
+        diags_, [](const Diagnostic& a, const Diagnostic& b) { return a.offset < b.offset; });
     const char* s = s_.data();
     std::uint32_t pos = 0;         // newlines before `pos` are counted in `line`
     std::uint32_t line = 1;        // line of `pos`
@@ -1054,36 +1078,17 @@ void Rewriter::walk() {
     }
 }
 
-// Edits by position, in the order they were made where two start and end
-// together. They come nearly in order (a rewrite may edit its arguments before
-// renaming its name), so an insertion sort does it in a pass; a badly shuffled
-// list goes to a merge sort instead, which gives the same (stable) order.
-void Rewriter::sort_edits() {
-    const auto before = [](const Edit& a, const Edit& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    };
-    std::size_t moves = 0;
-    for (std::size_t k = 1; k < edits_.size(); ++k) {
-        if (!before(edits_[k], edits_[k - 1])) continue;
-        const Edit e = edits_[k];
-        std::size_t j = k;
-        for (; j > 0 && before(e, edits_[j - 1]); --j) edits_[j] = edits_[j - 1];
-        edits_[j] = e;
-        moves += k - j;
-        if (moves > 4 * edits_.size() + 64) {
-            std::stable_sort(edits_.begin(), edits_.end(), before);
-            return;
-        }
-    }
-}
-
 Result Rewriter::run() {
     for (const int i : scan_.decls) note_declaration(i);
     scan_loops();
     walk();
     dead_ = false;
     report_truncation();
-    sort_edits();
+    // Edits by position, in the order they were made where two start and end
+    // together; a rewrite may edit its arguments before renaming its name.
+    sort_nearly_sorted(edits_, [](const Edit& a, const Edit& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
     Result r;
     // Two passes: the size of the output, then the bytes, copied straight in.
     std::size_t size = 0;

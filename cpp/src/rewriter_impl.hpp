@@ -97,9 +97,13 @@ public:
     [[nodiscard]] bool has_flag(int i, std::uint16_t flag) const {
         return is_ident(i) && (sym(i).flags & flag) != 0;
     }
-    // Whether token i names a lane or warp (any token: a #define may name a number).
-    [[nodiscard]] bool lanes(int i) const {
-        return is_ident(i) ? (sym(i).flags & kSymLanes) != 0 : mentions_lanes(text(i));
+    // Whether token i names a lane or warp (any token: a #define may name a
+    // number); worked out once per name.
+    [[nodiscard]] bool lanes(int i) {
+        if (!is_ident(i)) return mentions_lanes(text(i));
+        Symbol& y = sym(i);
+        if (y.lanes < 0) y.lanes = mentions_lanes(text(i)) ? 1 : 0;
+        return y.lanes != 0;
     }
     // Arguments of the call whose '(' is at `open`; empty for "()".
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
@@ -154,7 +158,6 @@ private:
     void count(int family, bool converted);
     void finish_positions();
     void walk();
-    void sort_edits();
     void report_truncation();
 
 public:

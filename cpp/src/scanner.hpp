@@ -62,18 +62,15 @@ struct Tok {
 };
 
 enum SymbolFlags : std::uint16_t {
-    kSymVisit = 1U << 0,         // the rewriter looks at every use: a table name, a hazard
-                                 // name, or a CUDA-looking unknown
-    kSymMember = 1U << 1,        // the member half of some "Type::member" row
-    kSymFor = 1U << 2,           // for
-    kSymDefine = 1U << 3,        // define
-    kSymMemLocation = 1U << 4,   // cudaMemLocation
-    kSymNonDeclaring = 1U << 5,  // a keyword that does not make the next name a declaration
-    kSymUpper = 1U << 6,         // no lower-case letter: a macro's name
-    kSymLanes = 1U << 7,         // threadIdx, tid, or mentions lane or warp
-    kSymAsm = 1U << 8,           // asm, __asm__, __asm
-    kSymWarpSize = 1U << 9,      // warpSize
-    kSymTexture = 1U << 10,      // texture, surface
+    kSymVisit = 1U << 0,        // the rewriter looks at every use: a table name, a hazard
+                                // name, or a CUDA-looking unknown
+    kSymMember = 1U << 1,       // the member half of some "Type::member" row
+    kSymFor = 1U << 2,          // for
+    kSymDefine = 1U << 3,       // define
+    kSymMemLocation = 1U << 4,  // cudaMemLocation
+    kSymAsm = 1U << 5,          // asm, __asm__, __asm
+    kSymWarpSize = 1U << 6,     // warpSize
+    kSymTexture = 1U << 7,      // texture, surface
 };
 
 // One distinct identifier of the file, and what the file says about it.
@@ -89,6 +86,7 @@ struct Symbol {
     bool declared;          // the file declares or #defines it
     bool full_mask;         // a constant equal to a full 32-lane mask
     bool is_location;       // a cudaMemLocation variable
+    std::int8_t lanes;      // mentions_lanes() of the name once asked, else -1
 };
 
 struct Scan {
@@ -113,5 +111,8 @@ long long literal_value(std::string_view t);
 
 // threadIdx, tid, or a name that mentions a lane or a warp.
 bool mentions_lanes(std::string_view w);
+
+// Words before a name that do not make it a declaration of that name.
+bool is_non_declaring_keyword(std::string_view w);
 
 }  // namespace cass::detail

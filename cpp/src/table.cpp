@@ -52,6 +52,8 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
         if (e.cuda.find("ballot") != std::string::npos || e.cuda == "__activemask")
             e.traits |= kBallot;
         if (e.cuda.find("shfl") != std::string::npos) e.traits |= kShuffle;
+        if (e.hip == e.cuda) e.traits |= kSameHip;
+        if (e.legacy == e.cuda) e.traits |= kSameLegacy;
     }
     for (std::size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];

@@ -32,7 +32,12 @@ enum class Rewrite : std::uint8_t {
 enum class Match : std::uint8_t { Any, Template };
 
 // What the hazard scanners need to know of a name, worked out once per table.
-enum EntryTraits : std::uint8_t { kBallot = 1U << 0, kShuffle = 1U << 1 };
+enum EntryTraits : std::uint8_t {
+    kBallot = 1U << 0,
+    kShuffle = 1U << 1,
+    kSameHip = 1U << 2,     // hip == cuda: a rename that changes nothing
+    kSameLegacy = 1U << 3,  // legacy == cuda
+};
 
 struct Entry {
     std::string cuda;
