@@ -164,6 +164,7 @@ def _build_parser() -> argparse.ArgumentParser:
     tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     tb.add_argument("--family", action="append", help="only these families")
     tb.add_argument("--out-dir", type=Path, help="write one Markdown page per family there")
+    __import__("cass_build.asm.cli", fromlist=["add_parsers"]).add_parsers(sub)
     return parser
 
 
@@ -563,6 +564,8 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
             return _bench(args, stream)
         if args.command == "compare":
             return int(__import__("cass_build.compare", fromlist=["run"]).run(args, stream))
+        if args.command in ("asm", "dataset"):
+            return int(__import__("cass_build.asm.cli", fromlist=["run"]).run(args, stream))
         if args.command == "doctor":
             from .doctor import run_doctor
 

@@ -1,0 +1,76 @@
+"""The assembly level: NVIDIA SASS and AMD ISA of every kernel, resources and occupancy.
+
+``cass asm FILE.cu`` and ``cass dataset asm`` (``cli.py``) sit on three layers:
+
+- ``build.py``: translate to HIP, compile every target (``sass.py`` for NVIDIA,
+  ``amdgpu.py`` for AMD, ``_lower.py`` for the targets LLVM 22 lowers);
+- ``resources.py`` and ``occupancy.py``: the figures and the estimates, with the
+  per-target limits in ``targets.py``;
+- ``report.py`` and ``dataset.py``: what users read.
+
+Importing this package loads none of them, nor llvmlite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["resources_for"]
+
+
+def resources_for(
+    hip_path: str | Path,
+    archs: tuple[str, ...] | list[str],
+    *,
+    cuda_path: str | Path | None = None,
+    sm: str = "sm_90",
+    block: int = 256,
+) -> dict[str, Any]:
+    """Per-kernel resources and occupancy of an already translated HIP file, for
+    ``cass bench``'s resource column.
+
+    Returns ``{"targets": {arch: {kernel: {vgprs, sgprs, agprs, lds, scratch, spills,
+    occupancy, limiter}}}, "errors": {arch: message}, "flags": [...]}``. With
+    ``cuda_path`` the CUDA original is also compiled for ``sm`` and each kernel whose AMD
+    occupancy is below half of NVIDIA's is flagged, with the reason. Never raises for a
+    target that fails: its one-line message is in ``errors``.
+    """
+    import tempfile
+
+    from ..errors import CassError
+    from .amdgpu import amd_asm
+    from .build import Build
+    from .report import analyse
+    from .sass import nvidia_asm
+    from .targets import parse_amd, parse_nvidia
+
+    hip = Path(hip_path)
+    build = Build(Path(cuda_path or hip), "", hip.read_text(errors="replace"))
+    with tempfile.TemporaryDirectory(prefix="cass-asm-") as name:
+        work = Path(name)
+        if cuda_path is not None:
+            try:
+                nv = parse_nvidia(sm)
+                build.targets.append(nvidia_asm(Path(cuda_path).resolve(), nv, work))
+            except CassError as exc:
+                build.failures[sm] = exc
+        for arch in archs:
+            try:
+                gfx = parse_amd(arch)
+                build.targets.append(
+                    amd_asm(hip.resolve(), gfx, work, include_dirs=[hip.resolve().parent])
+                )
+            except CassError as exc:
+                build.failures[arch] = exc
+    report = analyse(build, block=block)
+    out: dict[str, Any] = {"targets": {}, "errors": build.errors, "flags": []}
+    for row in report.kernels:
+        for target, (res, occ) in row.per_target.items():
+            figures = res.as_dict()
+            figures.pop("instructions", None)
+            figures["occupancy"] = round(occ.effective, 4)
+            figures["limiter"] = occ.limiter
+            out["targets"].setdefault(target, {})[row.name] = figures
+    out["flags"] = [f.as_dict() for f in report.flags]
+    return out

@@ -1,0 +1,246 @@
+"""AMD: compile translated HIP for one gfx target and read back its ISA and resources.
+
+Two back ends, chosen per target (``backend="auto"``):
+
+- **clang**: ``hipcc --cuda-device-only -S`` when the installed clang knows the target
+  and the toolchain ships its device library (Debian's clang 15: gfx90a, gfx1030).
+- **llvm**: the installed clang writes device bitcode (``-emit-llvm -nogpulib``, no
+  optimization) and llvmlite's LLVM 22 links the device libraries, optimizes and lowers
+  it (``_lower.py``). Targets an older clang does not know are compiled by the front
+  end for a stand-in of the same family and wave size (gfx942 and gfx950 as gfx940,
+  gfx1200 and gfx1201 as gfx1100), with the target's own predefined macros.
+
+Both print the same code object metadata, which is where the figures come from.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputError, ToolchainError
+from ..toolchain import HipToolchain, find_hip, install_hint
+from ._tools import first_error, hip_clang_version, llvmlite_version, run
+from .resources import AmdResources, KernelAsm, TargetAsm, count_classes
+from .targets import AmdArch
+
+__all__ = ["LLVMLITE_HINT", "amd_asm", "backend_for", "parse_metadata", "split_kernels"]
+
+LLVMLITE_HINT = "pip install 'cass-build[asm]'  (llvmlite: LLVM 22 with the AMDGPU back end)"
+
+_ITEM = re.compile(r"^  - (\.[\w]+):\s*(.*)$")
+_KEY = re.compile(r"^    (\.[\w]+):\s*(.*)$")
+_INSN = re.compile(r"^\s+([a-z][a-z0-9_]*)\b\s*(.*)$")
+_LABEL = re.compile(r"^([.\w$]+):")
+
+
+def _value(text: str) -> int | bool | str:
+    text = text.strip()
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return int(text, 0)
+    except ValueError:
+        return text
+
+
+def parse_metadata(asm: str) -> dict[str, dict[str, int | bool | str]]:
+    """The scalar fields of each kernel in the ``amdhsa.kernels`` metadata, by name."""
+    start = asm.find("amdhsa.kernels:")
+    if start < 0:
+        return {}
+    end = asm.find(".end_amdgpu_metadata", start)
+    found: list[dict[str, int | bool | str]] = []
+    for line in asm[start:end].splitlines()[1:]:
+        if line and not line.startswith(" "):
+            break  # the next top-level key: amdhsa.target, amdhsa.version
+        if m := _ITEM.match(line):
+            found.append({})
+            found[-1][m.group(1)] = _value(m.group(2))
+        elif (m := _KEY.match(line)) and found and m.group(2):
+            found[-1][m.group(1)] = _value(m.group(2))
+    return {str(k[".name"]): k for k in found if ".name" in k}
+
+
+def split_kernels(asm: str, kernels: Sequence[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """Each kernel's instructions and labels, comments and directives dropped; and the
+    occupancy the compiler printed for it (``; Occupancy: N``, verbose assembly only)."""
+    wanted = set(kernels)
+    bodies: dict[str, list[str]] = {}
+    occupancy: dict[str, int] = {}
+    current: str | None = None
+    last: str | None = None
+    for line in asm.splitlines():
+        if (m := _LABEL.match(line)) and m.group(1) in wanted:
+            current = last = m.group(1)
+            bodies[current] = []
+            continue
+        if line.startswith("; Occupancy:") and last is not None:
+            occupancy[last] = int(line.split(":", 1)[1])
+            continue
+        if current is None:
+            continue
+        if line.startswith((".Lfunc_end", "\t.section", "\t.amdhsa_kernel")):
+            current = None
+            continue
+        if m := _LABEL.match(line):
+            bodies[current].append(m.group(0))
+        elif (m := _INSN.match(line)) and not line.lstrip().startswith((";", ".")):
+            code = re.sub(r"\s+;.*$", "", line.strip())
+            bodies[current].append("  " + " ".join(code.split(None, 1)))
+    return {k: "\n".join(v) + "\n" for k, v in bodies.items()}, occupancy
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("  "):
+            mnemonic, _, operands = line.strip().partition(" ")
+            out.append((mnemonic, operands))
+    return out
+
+
+def _resources(meta: dict[str, int | bool | str], text: str, occ: int | None) -> AmdResources:
+    def num(key: str) -> int:
+        value = meta.get(key, 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    pairs = _pairs(text)
+    return AmdResources(
+        vgprs=num(".vgpr_count"),
+        sgprs=num(".sgpr_count"),
+        agprs=num(".agpr_count"),
+        lds=num(".group_segment_fixed_size"),
+        scratch=num(".private_segment_fixed_size"),
+        vgpr_spills=num(".vgpr_spill_count"),
+        sgpr_spills=num(".sgpr_spill_count"),
+        wave=num(".wavefront_size") or 64,
+        max_flat_workgroup_size=num(".max_flat_workgroup_size") or 1024,
+        dynamic_stack=meta.get(".uses_dynamic_stack") is True,
+        compiler_occupancy=occ,
+        instructions=count_classes(pairs, "amdgpu"),
+        total=len(pairs),
+    )
+
+
+def _has_device_lib(toolchain: HipToolchain, arch: AmdArch) -> bool:
+    d = toolchain.device_lib_dir
+    return d is not None and (d / f"oclc_isa_version_{arch.lib_suffix}.bc").is_file()
+
+
+def backend_for(arch: AmdArch, toolchain: HipToolchain, backend: str = "auto") -> str:
+    """``clang`` where the installed clang and device library cover ``arch``, else ``llvm``."""
+    native = hip_clang_version(toolchain)[0] >= arch.clang_major
+    if backend != "auto":
+        return backend
+    return "clang" if native and _has_device_lib(toolchain, arch) else "llvm"
+
+
+def _macros(arch: AmdArch, front: str) -> list[str]:
+    """Flags that make a stand-in front-end target predefine ``arch``'s macros."""
+    if front == arch.name:
+        return []
+    out = [f"-U__{front}__", f"-D__{arch.name}__=1"]
+    for macro in ("__amdgcn_processor__", "__amdgcn_target_id__"):
+        out += [f"-U{macro}", f'-D{macro}="{arch.name}"']
+    for macro, value in arch.macros:
+        out.append(f"-D{macro}={value}" if value else f"-U{macro}")
+    return out
+
+
+def amd_asm(
+    source: Path,
+    arch: AmdArch,
+    workdir: Path,
+    *,
+    backend: str = "auto",
+    include_dirs: Sequence[Path] = (),
+    defines: Sequence[str] = (),
+    flags: Sequence[str] = (),
+    shown: Path | None = None,
+) -> TargetAsm:
+    """The ISA and code object figures of every kernel in the HIP file ``source``."""
+    name = shown or source
+    toolchain = find_hip()
+    if toolchain is None:
+        msg = f"{name}: cannot produce {arch.name}: no HIP toolchain found (hipcc)"
+        raise ToolchainError(msg, hint=install_hint())
+    clang = hip_clang_version(toolchain)
+    clang_text = ".".join(map(str, clang))
+    chosen = backend_for(arch, toolchain, backend)
+    common = [
+        "-O3",
+        *toolchain.compile_flags(),
+        *(f"-I{d}" for d in include_dirs),
+        *(f"-D{d}" for d in defines),
+        *flags,
+    ]
+    out = workdir / f"{source.stem}.{arch.name}.s"
+    notes: list[str] = []
+    if chosen == "clang":
+        if clang[0] < arch.clang_major:
+            msg = (f"{name}: cannot produce {arch.name} with clang {clang_text} "
+                   f"(it needs clang {arch.clang_major} or later)")  # fmt: skip
+            raise ToolchainError(msg, hint="use the llvm back end: --amd-backend llvm")
+        if not _has_device_lib(toolchain, arch):
+            msg = f"{name}: cannot produce {arch.name}: no device library for it"
+            raise ToolchainError(msg, hint="use the llvm back end: --amd-backend llvm")
+        argv = [str(toolchain.hipcc), "--cuda-device-only", "-S", f"--offload-arch={arch.name}"]
+        argv += [*common, "-x", "hip", str(source), "-o", str(out)]
+        code, output = run(argv, env=toolchain.env(), cwd=workdir)
+        if code != 0 or not out.is_file():
+            msg = f"{name}: hipcc failed for {arch.name}: {first_error(output, workdir)}"
+            raise InputError(msg, hint="the translated HIP must compile for this target")
+        tool = f"hipcc {toolchain.version_text} (clang {clang_text})"
+    else:
+        versions = llvmlite_version()
+        if versions is None:
+            msg = f"{name}: cannot produce {arch.name}: it needs llvmlite, which is not installed"
+            raise ToolchainError(msg, hint=LLVMLITE_HINT)
+        front = arch.name if clang[0] >= arch.clang_major else arch.proxy
+        bitcode = workdir / f"{source.stem}.{arch.name}.bc"
+        argv = [str(toolchain.hipcc), "--cuda-device-only", "-emit-llvm", "-c"]
+        argv += [f"--offload-arch={front}", "-nogpulib", "-Xclang", "-disable-llvm-passes"]
+        argv += [*_macros(arch, front), *common, "-x", "hip", str(source), "-o", str(bitcode)]
+        code, output = run(argv, env=toolchain.env(), cwd=workdir)
+        if code != 0 or not bitcode.is_file():
+            msg = f"{name}: clang {clang_text} failed for {arch.name}: "
+            raise InputError(msg + first_error(output, workdir))
+        libdir = toolchain.device_lib_dir
+        lower = [sys.executable, "-m", "cass_build.asm._lower", "--cpu", arch.name]
+        lower += ["--wave", str(arch.wave), "--isa", str(arch.isa_version)]
+        lower += [*(["--libdir", str(libdir)] if libdir else []), str(bitcode), str(out)]
+        code, output = run(lower, cwd=workdir)
+        if code != 0 or not out.is_file():
+            msg = f"{name}: {first_error(output, workdir)}"
+            raise InputError(msg, hint="report it with the source; other targets are unaffected")
+        tool = (
+            f"clang {clang_text} front end ({front}) + LLVM {versions[1]} (llvmlite {versions[0]})"
+        )
+        if front != arch.name:
+            notes.append(
+                f"front end compiled for {front} (clang {clang[0]} predates {arch.name}) with "
+                f"{arch.name}'s macros; LLVM {versions[1]} generated the {arch.name} code"
+            )
+        if libdir is None:
+            notes.append("no device library found: calls into ocml/ockl are left unresolved")
+    asm = out.read_text(errors="replace")
+    meta = parse_metadata(asm)
+    texts, occupancy = split_kernels(asm, list(meta))
+    result = TargetAsm(
+        target=arch.name,
+        vendor="amd",
+        kind="amdgpu",
+        tool=tool,
+        command=shlex.join(["HIP_PLATFORM=amd", *argv]).replace(str(workdir) + "/", ""),
+        notes=notes,
+    )
+    for kernel, fields in meta.items():
+        text = texts.get(kernel, "")
+        result.kernels[kernel] = KernelAsm(
+            kernel, text, _resources(fields, text, occupancy.get(kernel))
+        )
+    return result
