@@ -31,6 +31,7 @@ from cass_build.compare import (  # noqa: E402
     gpu_backend,
     gpu_description,
     nvcc_version,
+    set_parallel_runs,
 )
 
 PROGRAMS = ROOT / "tests" / "fixtures" / "programs"
@@ -72,42 +73,7 @@ def translate_all(out: Path, versions: list[str]) -> None:
         print(f"translated {len(sources)} sources for HIP {version} into {folder}", file=sys.stderr)
 
 
-HEADER = re.compile(r"^#include <([^>]+)>", re.MULTILINE)
-CUDA_INCLUDE = Path("/usr/local/cuda/include")
-
-
-def from_roots(
-    path: Path, roots: list[Path], libs: list[str]
-) -> tuple[list[Path], list[str]] | None:
-    """Include dirs and link flags for a program whose CUDA library headers ship apart from
-    the toolkit (pip's nvidia-* wheels); None when one is missing."""
-    includes: list[Path] = []
-    link: list[str] = []
-    for header in HEADER.findall(path.read_text(encoding="utf-8")):
-        if "/" in header or not header.startswith(("cu", "nccl")) or header.startswith("cuda"):
-            continue
-        if (CUDA_INCLUDE / header).exists():
-            continue
-        found = next((h for root in roots for h in sorted(root.rglob(header))), None)
-        if found is None:
-            return None
-        includes.append(found.parent)
-    for flag in libs:
-        name = flag.removeprefix("-l")
-        if name == "cuda":
-            link.append(flag)
-            continue
-        found = next((f for root in roots for f in sorted(root.rglob(f"lib{name}.so*"))), None)
-        if found is None:
-            return None
-        # Wheels ship versioned sonames only: link the file itself, and find it at run time.
-        link += [str(found), "-Xlinker", "-rpath", "-Xlinker", str(found.parent)]
-    return includes, link
-
-
-def one(
-    path: Path, version: str, hip_dir: Path, work: Path, roots: list[Path]
-) -> dict[str, object]:
+def one(path: Path, version: str, hip_dir: Path, work: Path) -> dict[str, object]:
     info = directives(path)
     families = info.get("FAMILIES", "").split()
     row: dict[str, object] = {
@@ -115,28 +81,18 @@ def one(
         "hip_version": version,
         "families": " ".join(families),
     }
-    link = [LIBS[f] for f in families if f in LIBS]
-    includes: list[Path] = []
     if info.get("NVCC", "yes").startswith("no"):
-        extra = from_roots(path, roots, link) if "headers not installed" in info["NVCC"] else None
-        if extra is None:
-            row.update(status="not built", reason=f"CUDA original: {info['NVCC']}")
-            return row
-        includes, link = extra
-        row["libraries"] = "headers and libraries from " + ", ".join(map(str, roots))
+        row.update(status="not built", reason=f"CUDA original: {info['NVCC']}")
+        return row
+    link = [LIBS[f] for f in families if f in LIBS]
     hip = hip_dir / f"{path.stem}.hip"
     result: Comparison = compare(
-        path,
-        hip,
-        workdir=work / version / path.stem,
-        include_dirs=includes,
-        link=link,
-        timeout=60.0,
+        path, hip, workdir=work / version / path.stem, link=link, timeout=60.0
     )
     cuda_ok = bool(result.cuda.verdicts) and result.cuda.verdicts[-1].startswith("VERDICT: PASS")
     row.update(
         status="pass" if result.passed and cuda_ok else "fail",
-        reason=result.reason + ("; CUDA library from pip wheels" if "libraries" in row else ""),
+        reason=result.reason,
         cuda_build="ok" if result.cuda.built else "failed",
         hip_build="ok" if result.hip.built else "failed",
         cuda_build_seconds=result.cuda.build_seconds,
@@ -194,6 +150,7 @@ def report(
         "translations": args.translated_command,
         "layer": layer_dir().name,
         "platform": platform.platform(),
+        "parallel_runs": args.parallel_runs,
         "hip_versions": versions,
         "totals": totals,
         "run_seconds": {
@@ -208,11 +165,12 @@ def report(
         "",
         "Each program is built with nvcc as written (CUDA) and, translated by the rules for the",
         "HIP version shown, with nvcc through the HIP-on-CUDA layer (HIP); both run on the same",
-        "GPU, one run at a time, and must agree on exit code, VERDICT line and output files.",
+        "GPU and must agree on exit code, VERDICT line and output files.",
         "",
         f"- GPU: {doc['gpu']}",
         f"- nvcc: {doc['nvcc']}",
         f"- layer: `{doc['layer']}` (generated from the tables at this commit)",
+        f"- programs running at once: {args.parallel_runs} (runtimes: wall time of each run)",
         f"- command: `{command}`",
         f"- translations: `{args.translated_command}`",
         "",
@@ -247,12 +205,11 @@ def main(argv: list[str] | None = None) -> int:
         "--only", action="append", default=[], help="only programs with this prefix"
     )
     parser.add_argument(
-        "--lib-root",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="find CUDA library headers and .so files the toolkit lacks under DIR "
-        "('auto': the nvidia-* Python wheels of this interpreter)",
+        "--parallel-runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="programs running at once (default 1: each runtime measured on an idle GPU)",
     )
     args = parser.parse_args(argv)
     versions = args.versions or ["7.1", "5.2"]
@@ -272,14 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             f"python bench/hip_on_cuda.py --translate-only {source} "
             + " ".join(f"--hip-version {v}" for v in versions)
         )
-    roots = [Path(r) for r in args.lib_root if r != "auto"]
-    if "auto" in args.lib_root:
-        try:
-            import nvidia  # type: ignore[import-not-found]
-
-            roots += [Path(p) for p in nvidia.__path__]
-        except ImportError:
-            pass
+    set_parallel_runs(args.parallel_runs)
     programs = sorted(PROGRAMS.glob("*.cu"))
     if args.only:
         programs = [p for p in programs if p.stem.startswith(tuple(args.only))]
@@ -287,9 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         rows = list(
-            pool.map(
-                lambda job: one(job[0], job[1], source / f"hip-{job[1]}", args.work, roots), jobs
-            )
+            pool.map(lambda job: one(job[0], job[1], source / f"hip-{job[1]}", args.work), jobs)
         )
     command = "python bench/hip_on_cuda.py " + shlex.join(
         argv if argv is not None else sys.argv[1:]
