@@ -17,9 +17,10 @@ import os
 import platform
 import re
 import shlex
+import signal
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -235,9 +236,27 @@ def main(argv: list[str] | None = None) -> int:
         programs = [p for p in programs if p.stem.startswith(tuple(args.only))]
     jobs = [(p, v) for v in versions for p in programs]
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        rows = list(
-            pool.map(lambda job: one(job[0], job[1], source / f"hip-{job[1]}", args.work), jobs)
+    done: dict[tuple[str, str], dict[str, object]] = {}
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeoutError
+
+    # A time limit (timeout(1) sends SIGTERM) still leaves a report of what finished.
+    signal.signal(signal.SIGTERM, stop)
+    pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
+    futures = {pool.submit(one, p, v, source / f"hip-{v}", args.work): (p.stem, v) for p, v in jobs}
+    stopped = False
+    try:
+        for future in as_completed(futures):
+            done[futures[future]] = future.result()
+    except TimeoutError:
+        stopped = True
+    rows = []
+    for p, v in jobs:
+        reason = "stopped by the time limit before it finished"
+        rows.append(
+            done.get((p.stem, v))
+            or {"program": p.stem, "hip_version": v, "status": "not run", "reason": reason}
         )
     command = "python bench/hip_on_cuda.py " + shlex.join(
         argv if argv is not None else sys.argv[1:]
@@ -246,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     failed = [f"{r['program']}@{r['hip_version']}" for r in rows if r["status"] == "fail"]
     took = time.perf_counter() - start
     print(f"{len(rows)} comparisons in {took:.0f} s; failed: {failed or 'none'}", file=sys.stderr)
+    if stopped:
+        os._exit(3)  # do not wait for the builds still running
+    pool.shutdown()
     return 1 if failed else 0
 
 
