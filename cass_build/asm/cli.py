@@ -195,17 +195,17 @@ def run_asm(args: argparse.Namespace, err: TextIO) -> int:
     for target, exc in skipped.items():
         del build.failures[target]
         hint = f" ({exc.hint})" if exc.hint else ""
-        print(f"cass asm: note: skipped {target}: {exc}{hint}", file=err)
+        print(f"cass asm: note: skipped {target}, not asked for by name: {exc}{hint}", file=err)
     report = analyse(build, block=args.block, dynamic_shared=args.dynamic_shared,
                      ratio=args.flag_ratio)  # fmt: skip
     if args.kernel:
         report.kernels = [
             k for k in report.kernels if any(s in k.name or s in k.demangled for s in args.kernel)
         ]
-    for target, failure in build.failures.items():
-        print(f"cass asm: error: {target}: {failure}", file=err)
+    for failure in build.failures.values():
+        print(f"cass asm: error: {failure}", file=err)
         if failure.hint:
-            print(f"  hint: {failure.hint}", file=err)
+            print(f"cass asm: hint: {failure.hint}", file=err)
     if args.out_dir is not None:
         stem = args.source.stem
         write_atomic(args.out_dir / f"{stem}.hip", build.hip.encode())

@@ -1,0 +1,339 @@
+"""cass asm and cass dataset asm with the real compilers, on every target.
+
+Compiles are slow on this machine, so each module fixture builds once for every target
+and the tests read what it produced: a file of kernels whose figures are known from
+their source, and two fixture programs through ``cass dataset asm``.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cass_build.asm.occupancy import sgpr_waves, vgpr_waves
+from cass_build.asm.targets import AMD_ARCHS
+from cass_build.cli import main
+
+from .fixture_programs import PROGRAMS, load_fixtures
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed"),
+    pytest.mark.skipif(
+        shutil.which("nvcc") is None and not os.environ.get("CUDA_HOME"),
+        reason="nvcc is not installed",
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("llvmlite") is None,
+        reason="llvmlite is not installed (pip install 'cass-build[asm]'): "
+        "gfx942, gfx950, gfx1100, gfx1200 and gfx1201 need it",
+    ),
+]
+
+ALL = ["sm_90", *AMD_ARCHS]
+
+KNOWN_CU = r"""
+// Kernels whose resource figures follow from their source.
+#include <cuda_runtime.h>
+
+// 12288 floats: exactly 48 KiB of static shared memory.
+__global__ void smem48k(float *out) {
+  __shared__ float tile[12288];
+  for (int i = threadIdx.x; i < 12288; i += blockDim.x) tile[i] = out[i];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x * 7) % 12288];
+}
+
+// A 1 KiB private array indexed at run time cannot live in registers.
+__global__ void local1k(int *out, int n) {
+  int buf[256];
+  for (int i = 0; i < 256; ++i) buf[i] = out[i] * n;
+  out[threadIdx.x] = buf[(threadIdx.x * n) & 255];
+}
+
+// __launch_bounds__ caps the block both vendors compile for.
+__global__ void __launch_bounds__(128) bounded(float *out) {
+  out[blockIdx.x * 128 + threadIdx.x] *= 2.0f;
+}
+
+// 96 live accumulators under __launch_bounds__(256, W). ptxas reads W as blocks per SM
+// (registers <= 65536 / (256 * W)); HIP reads it as at least W waves per SIMD, which caps
+// the VGPRs at the register file over W (LLVM ignores a W the target cannot hold).
+#define CAPPED(NAME, W)                                                                  \
+  __global__ void __launch_bounds__(256, W) NAME(const float *in, float *out, int n) {  \
+    float acc[96];                                                                       \
+    _Pragma("unroll") for (int i = 0; i < 96; ++i) acc[i] = in[threadIdx.x + i * n];    \
+    _Pragma("unroll") for (int i = 0; i < 96; ++i)                                       \
+      acc[i] = acc[i] * acc[(i + 1) % 96] + in[i];                                       \
+    float s = 0.0f;                                                                      \
+    _Pragma("unroll") for (int i = 0; i < 96; ++i) s += acc[i] * (float)i;               \
+    out[threadIdx.x] = s;                                                                \
+  }
+CAPPED(capped8, 8)
+CAPPED(capped16, 16)
+
+namespace ns {
+template <typename T, int N> __global__ void scale(T *p) { p[threadIdx.x] *= T(N); }
+template __global__ void scale<double, 3>(double *);
+}  // namespace ns
+
+int main() { return 0; }
+"""
+
+KERNELS = {
+    "smem48k": "_Z7smem48kPf",
+    "local1k": "_Z7local1kPii",
+    "bounded": "_Z7boundedPf",
+    "capped8": "_Z7capped8PKfPfi",
+    "capped16": "_Z8capped16PKfPfi",
+    "scale": "_ZN2ns5scaleIdLi3EEEvPT_",
+}
+
+
+@pytest.fixture(scope="module")
+def known(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """``cass asm known.cu`` for every target, once: JSON, HTML and listing files."""
+    root = tmp_path_factory.mktemp("asm-known")
+    source = root / "known.cu"
+    source.write_text(KNOWN_CU)
+    out = root / "out"
+    argv = ["asm", str(source), "--offload-arch", "all", "--sm", "90", "-j", "2"]
+    argv += ["--json", str(root / "r.json"), "--html", str(root / "r.html"), "-o", str(out)]
+    code = main(argv)
+    assert code == 0
+    report = json.loads((root / "r.json").read_text())
+    report["_root"] = root
+    report["_by_name"] = {k["name"]: k for k in report["kernels"]}
+    return report
+
+
+def _res(report: dict[str, Any], kernel: str, target: str) -> dict[str, Any]:
+    return dict(report["_by_name"][KERNELS[kernel]]["targets"][target]["resources"])
+
+
+def test_every_target_every_kernel(known: dict[str, Any]) -> None:
+    assert [t["target"] for t in known["targets"]] == ALL
+    assert known["errors"] == {}
+    # Matched by mangled name: every kernel (a namespaced template too) on every target.
+    assert set(known["_by_name"]) == set(KERNELS.values())
+    for kernel in known["kernels"]:
+        assert list(kernel["targets"]) == ALL
+    assert known["_by_name"][KERNELS["scale"]]["demangled"] == "void ns::scale<double, 3>(double*)"
+
+
+def test_48k_static_shared_is_49152_everywhere(known: dict[str, Any]) -> None:
+    assert _res(known, "smem48k", "sm_90")["shared"] == 49152
+    for arch in AMD_ARCHS:
+        assert _res(known, "smem48k", arch)["lds"] == 49152, arch
+
+
+def test_48k_shared_flags_cdna_on_lds(known: dict[str, Any]) -> None:
+    # sm_90 holds 4 such blocks (32 of 64 warps); a 64 KiB CU one (1 of 8 waves). gfx950's
+    # 160 KiB hold 3 (37.5%); RDNA's 128 KiB WGP holds 2 (25%): not below half of 50%.
+    flags = known["_by_name"][KERNELS["smem48k"]]["flags"]
+    assert sorted(f["target"] for f in flags) == ["gfx90a", "gfx942"]
+    for flag in flags:
+        assert flag["reasons"][0].startswith("LDS limit: 49152 B per workgroup")
+        assert flag["nvidia_effective"] == 0.5 and flag["amd_effective"] == 0.125
+    occ = known["_by_name"][KERNELS["smem48k"]]["targets"]["sm_90"]["occupancy"]
+    assert (occ["groups"], occ["limiter"]) == (4, "shared")
+
+
+def test_private_array_is_stack_and_scratch(known: dict[str, Any]) -> None:
+    assert _res(known, "local1k", "sm_90")["stack"] >= 1024
+    for arch in AMD_ARCHS:
+        assert _res(known, "local1k", arch)["scratch"] >= 1024, arch
+
+
+def test_launch_bounds_cap_the_block(known: dict[str, Any]) -> None:
+    for arch in AMD_ARCHS:
+        assert _res(known, "bounded", arch)["max_flat_workgroup_size"] == 128
+    kernel = known["_by_name"][KERNELS["bounded"]]
+    assert kernel["block"] == 128
+    assert {t["occupancy"]["block"] for t in kernel["targets"].values()} == {128}
+
+
+def test_vgpr_caps_match_the_register_files(known: dict[str, Any]) -> None:
+    """The VGPR budget LLVM gives a kernel that must fit W waves per SIMD is the file
+    over W, in allocation granules: the same numbers the occupancy model uses."""
+    assert _res(known, "capped8", "sm_90")["registers"] <= 65536 // (256 * 8)
+    for name, arch in AMD_ARCHS.items():
+        for kernel, waves in (("capped8", 8), ("capped16", 16)):
+            if waves > arch.max_waves:
+                continue  # LLVM ignores a waves-per-EU the target cannot hold
+            cap = arch.vgprs // waves // arch.vgpr_granule * arch.vgpr_granule
+            res = _res(known, kernel, name)
+            assert res["vgprs"] <= cap, (kernel, name)
+            if res["vgpr_spills"] or res["scratch"]:
+                assert res["vgprs"] == cap, (kernel, name)  # spilling: the budget is all used
+    # RDNA3/4 have 1.5x the VGPRs of RDNA2: 16 waves leave 96 per wave there, 64 on gfx1030.
+    assert _res(known, "capped16", "gfx1030")["vgprs"] == 64
+    for arch in ("gfx1100", "gfx1200", "gfx1201"):
+        assert 64 < _res(known, "capped16", arch)["vgprs"] <= 96
+
+
+def test_register_limit_agrees_with_the_compiler(known: dict[str, Any]) -> None:
+    """Where clang printed its own occupancy (hipcc -S), the model's register limit is it."""
+    checked = 0
+    for kernel in known["kernels"]:
+        for target, entry in kernel["targets"].items():
+            res = entry["resources"]
+            if target.startswith("sm_") or res["compiler_occupancy"] is None or res["lds"]:
+                continue
+            arch = AMD_ARCHS[target]
+            model = min(vgpr_waves(arch, res["vgprs"]), sgpr_waves(arch, res["sgprs"]))
+            assert res["compiler_occupancy"] == model, (kernel["name"], target)
+            checked += 1
+    assert checked >= 8
+
+
+def test_listings_show_what_the_source_does(known: dict[str, Any]) -> None:
+    entry = known["_by_name"][KERNELS["smem48k"]]["targets"]
+    sass = entry["sm_90"]["listing"]
+    assert "STS" in sass and "LDS" in sass and "BAR.SYNC" in sass and "EXIT" in sass
+    assert entry["sm_90"]["resources"]["instructions"]["mem_shared"] >= 2
+    for arch in AMD_ARCHS:
+        text = entry[arch]["listing"]
+        assert re.search(r"^  ds_(write|store)_b32", text, re.M), arch
+        assert re.search(r"^  ds_(read|load)_b32", text, re.M), arch
+        assert "s_barrier" in text and "s_endpgm" in text, arch
+        counts = entry[arch]["resources"]["instructions"]
+        assert counts["mem_shared"] >= 2 and counts["sync"] >= 1, arch
+        assert sum(counts.values()) == entry[arch]["resources"]["total"]
+    assert known["targets"][0]["kind"] == "sass"
+
+
+def test_tools_are_recorded(known: dict[str, Any]) -> None:
+    tools = {t["target"]: t["tool"] for t in known["targets"]}
+    assert tools["sm_90"].startswith("nvcc ")
+    assert "hipcc" in tools["gfx90a"] and "clang" in tools["gfx90a"]
+    assert re.search(r"LLVM \d+\.\d+\.\d+ \(llvmlite ", tools["gfx942"])
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.urls += [v for k, v in attrs if k in ("src", "href", "xmlns") and v]
+
+
+def test_html_page_is_self_contained(known: dict[str, Any]) -> None:
+    page = (known["_root"] / "r.html").read_text()
+    parser = _Tags()
+    parser.feed(page)
+    assert parser.tags.count("svg") == len(KERNELS)
+    assert "script" not in parser.tags and "link" not in parser.tags and "img" not in parser.tags
+    assert set(parser.urls) <= {"http://www.w3.org/2000/svg"}
+    for name in KERNELS.values():
+        assert name in page
+
+
+def test_out_dir_holds_hip_and_listings(known: dict[str, Any]) -> None:
+    out = known["_root"] / "out"
+    assert "#include <hip/hip_runtime.h>" in (out / "known.hip").read_text()
+    assert "// kernel _Z7smem48kPf" in (out / "known.sm_90.sass").read_text()
+    for arch in AMD_ARCHS:
+        assert "// kernel _Z7smem48kPf" in (out / f"known.{arch}.s").read_text()
+
+
+def test_bench_hook(known: dict[str, Any]) -> None:
+    from cass_build.asm import resources_for
+
+    root = known["_root"]
+    found = resources_for(root / "out" / "known.hip", ("gfx90a",), cuda_path=root / "known.cu")
+    assert found["errors"] == {}
+    assert found["targets"]["gfx90a"]["_Z7smem48kPf"]["lds"] == 49152
+    assert found["targets"]["sm_90"]["_Z7smem48kPf"]["shared"] == 49152
+    assert [f["target"] for f in found["flags"]] == ["gfx90a"]
+
+
+def test_ptx_when_no_disassembler(tmp_path: Path) -> None:
+    source = tmp_path / "k.cu"
+    source.write_text(KNOWN_CU)
+    done = subprocess.run(
+        [sys.executable, "-m", "cass_build", "asm", str(source), "--offload-arch", "none",
+         "--kernel", "smem48k", "--json"],
+        capture_output=True, text=True, check=False, timeout=600,
+        env={**os.environ, "CASS_NVDISASM": str(tmp_path / "none")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    target = report["targets"][0]
+    assert target["kind"] == "ptx"
+    assert any("PTX, not SASS" in n for n in target["notes"])
+    entry = report["kernels"][0]["targets"]["sm_90"]
+    assert "st.shared" in entry["listing"] and "bar.sync" in entry["listing"]
+    assert entry["resources"]["shared"] == 49152  # ptxas' figures whatever the listing
+    assert entry["resources"]["instructions"]["mem_shared"] >= 2
+
+
+# --- cass dataset asm on fixture programs ------------------------------------------------
+
+DATASET_FIXTURES = ("a04_matmul_tiled", "b01_warp_reduce_sum")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    root = tmp_path_factory.mktemp("asm-dataset")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    fixtures = {f.name: f for f in load_fixtures()}
+    for name in DATASET_FIXTURES:
+        if reason := fixtures[name].missing_requirement():
+            pytest.skip(f"{name}: {reason}")
+        shutil.copy(PROGRAMS / f"{name}.cu", corpus)
+    out = root / "asm.jsonl"
+    code = main(["dataset", "asm", str(corpus), "-o", str(out), "--offload-arch", "all", "-q"])
+    assert code == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_dataset_records_every_kernel_on_every_target(dataset: list[dict[str, Any]]) -> None:
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for record in dataset:
+        by_file.setdefault(record["source"], []).append(record)
+    assert sorted(by_file) == [f"{n}.cu" for n in DATASET_FIXTURES]
+    for name, records in by_file.items():
+        cuda = (PROGRAMS / name).read_text()
+        declared = set(re.findall(r"__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)",
+                                  cuda))  # fmt: skip
+        found = {re.sub(r"^void |[<(].*$", "", r["demangled"]) for r in records}
+        assert found == declared, name
+        for record in records:
+            assert record["cuda"] == cuda
+            assert "hip" in record["hip"].lower() and record["hip"] != cuda
+            assert record["id"] == f"{name}::{record['kernel']}"
+            assert list(record["sass"]) == ["sm_90"]
+            assert list(record["amdgpu"]) == list(AMD_ARCHS)
+            assert record["meta"]["missing"] == {}
+            assert "EXIT" in record["sass"]["sm_90"]
+            for arch, text in record["amdgpu"].items():
+                assert text.rstrip().endswith("s_endpgm"), (name, arch)
+            assert set(record["meta"]["tools"]) == {"sm_90", *AMD_ARCHS}
+            assert set(record["meta"]["resources"]) == {"sm_90", *AMD_ARCHS}
+            assert record["meta"]["archs"] == {"nvidia": ["sm_90"], "amd": list(AMD_ARCHS)}
+
+
+def test_dataset_warp_code_is_wave32_or_wave64(dataset: list[dict[str, Any]]) -> None:
+    record = next(r for r in dataset if r["source"] == "b01_warp_reduce_sum.cu")
+    waves = {a: record["meta"]["resources"][a]["wave"] for a in AMD_ARCHS}
+    assert waves == {a: arch.wave for a, arch in AMD_ARCHS.items()}
+    assert "SHFL" in record["sass"]["sm_90"]
+    assert record["meta"]["resources"]["sm_90"]["instructions"]["cross_lane"] >= 1
+    for arch in AMD_ARCHS:
+        counts = record["meta"]["resources"][arch]["instructions"]
+        assert counts["cross_lane"] >= 1, arch  # the shuffles became ds_bpermute or DPP
