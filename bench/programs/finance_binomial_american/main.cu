@@ -64,7 +64,7 @@ __global__ void binomial(const Tree* __restrict__ trees, int N, float2* __restri
 }
 
 int main(int argc, char** argv) {
-  int nopt = argc > 1 ? atoi(argv[1]) : 256;
+  int nopt = argc > 1 ? atoi(argv[1]) : 128;
   int N = argc > 2 ? atoi(argv[2]) : 512;
   if (nopt <= 0 || nopt > 65536 || N < 2 || N > 2048) {
     printf("VERDICT: FAIL bad-args\n");
