@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import sys
 import tempfile
@@ -207,37 +208,84 @@ def _translate_and_compile(
     return row, target
 
 
+def _safe(strategy: str) -> str:
+    return strategy.replace(":", "_").replace("/", "_").replace(" ", "_")
+
+
+def _compile_columns(report: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    try:
+        doc = json.loads(report.read_text(encoding="utf-8"))
+        return {(r["program"], r["strategy"]): r for r in doc["rows"]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        msg = f"{report}: not a cass bench report ({exc})"
+        raise InputError(msg) from None
+
+
+def _translated_elsewhere(
+    program: Program,
+    strategy: str,
+    translations: Path,
+    earlier: dict[tuple[str, str], dict[str, Any]],
+) -> tuple[Row, Path | None]:
+    row = Row(program.name, program.domain, program.hazards, strategy)
+    hip = translations / _safe(strategy) / program.name / "main.hip"
+    before = earlier.get((program.name, strategy))
+    if before is not None:
+        row.compiled = before["compiled"]
+        row.compile_note = before["compile_note"]
+        row.translate_seconds = before.get("translate_seconds", 0.0)
+    if not hip.is_file():
+        row.compile_note = row.compile_note or f"no translation in {translations}"
+        return row, None
+    row.translated = True
+    return row, hip
+
+
+def _time_again(exe: Path, args: Sequence[str], rundir: Path, timeout: float) -> float | None:
+    """One more timed run of a built program, in an empty directory of its own."""
+    import subprocess
+
+    shutil.rmtree(rundir, ignore_errors=True)
+    rundir.mkdir(parents=True)
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [str(exe), *args], cwd=rundir, capture_output=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return time.perf_counter() - start if done.returncode == 0 else None
+
+
 def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:
     from . import compare
 
-    workdir = work / "run" / row.strategy.replace(":", "_") / program.name
+    workdir = work / "run" / _safe(row.strategy) / program.name
     workdir.mkdir(parents=True, exist_ok=True)
-    cuda_times: list[float] = []
-    hip_times: list[float] = []
-    passed = True
-    note = ""
-    for _ in range(max(1, runs)):
-        result = compare.compare(
-            program.main,
-            hip_source,
-            workdir=workdir,
-            include_dirs=(program.directory, hip_source.parent),
-            args=program.args,
-            link=program.libs,
-            timeout=program.timeout,
-        )
-        row.cuda_verdict = " ".join(result.cuda.verdicts)
-        row.hip_verdict = " ".join(result.hip.verdicts)
-        if not result.passed:
-            passed, note = False, result.reason
-            break
-        cuda_times.append(result.cuda.seconds)
-        hip_times.append(result.hip.seconds)
-    row.executed = passed
-    row.run_note = note
-    if cuda_times and hip_times:
-        row.cuda_seconds = statistics.median(cuda_times)
-        row.hip_seconds = statistics.median(hip_times)
+    result = compare.compare(
+        program.main,
+        hip_source,
+        workdir=workdir,
+        include_dirs=(program.directory, hip_source.parent),
+        args=program.args,
+        link=[f"-l{lib}" for lib in program.libs],
+        timeout=program.timeout,
+    )
+    row.cuda_verdict = " ".join(result.cuda.verdicts)
+    row.hip_verdict = " ".join(result.hip.verdicts)
+    row.executed = result.passed
+    row.run_note = "" if result.passed else result.reason
+    if not result.passed or result.cuda.seconds is None or result.hip.seconds is None:
+        return
+    cuda_times, hip_times = [result.cuda.seconds], [result.hip.seconds]
+    # Further runs reuse the binaries; the median damps a slow first context.
+    for i in range(1, max(1, runs)):
+        for exe, times in (("cuda.exe", cuda_times), ("hip.exe", hip_times)):
+            took = _time_again(workdir / exe, program.args, workdir / f"again-{i}", program.timeout)
+            if took is not None:
+                times.append(took)
+    row.cuda_seconds = statistics.median(cuda_times)
+    row.hip_seconds = statistics.median(hip_times)
 
 
 def _totals(rows: list[Row], key: str) -> dict[str, dict[str, dict[str, int]]]:
@@ -376,8 +424,17 @@ def run_bench(
     gpu: bool = True,
     command: str = "",
     progress: Any = None,
+    keep: Path | None = None,
+    translations: Path | None = None,
+    compile_report: Path | None = None,
 ) -> dict[str, Any]:
-    """Score each strategy on every program under ``root``; returns the report document."""
+    """Score each strategy on every program under ``root``; returns the report document.
+
+    A GPU machine without hipcc or CASS's C++ core splits the work in two: run
+    with ``keep`` where CASS is installed (translations and compile rate), then
+    with ``translations`` (those files) and ``compile_report`` (that report) on
+    the GPU machine, which adds execution to the compile columns.
+    """
     from .toolchain import default_archs
 
     programs = discover(root)
@@ -394,9 +451,18 @@ def run_bench(
     with tempfile.TemporaryDirectory(prefix="cass-bench-") as tmp:
         work = Path(tmp)
 
+        earlier = _compile_columns(compile_report) if compile_report else {}
+
         def one(item: tuple[Program, str]) -> Row:
             program, strategy = item
-            row, hip = _translate_and_compile(program, strategy, archs, work, True)
+            if translations is not None:
+                row, hip = _translated_elsewhere(program, strategy, translations, earlier)
+            else:
+                row, hip = _translate_and_compile(program, strategy, archs, work, True)
+                if keep is not None and hip is not None:
+                    shutil.copytree(
+                        hip.parent, keep / _safe(strategy) / program.name, dirs_exist_ok=True
+                    )
             if backend == "nvidia" and hip is not None:
                 try:
                     _run_both(program, hip, row, runs, work)

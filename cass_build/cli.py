@@ -159,6 +159,24 @@ def _build_parser() -> argparse.ArgumentParser:
     be.add_argument("--out", type=Path, default=Path("bench/reports"))
     be.add_argument("--name", help="report name (default: the directory's name)")
     be.add_argument("--no-gpu", action="store_true", help="translate and compile only")
+    be.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep the translations there (for a GPU machine without CASS's core)",
+    )
+    be.add_argument(
+        "--translations",
+        type=Path,
+        metavar="DIR",
+        help="run translations kept by --keep instead of translating",
+    )
+    be.add_argument(
+        "--compile-report",
+        type=Path,
+        metavar="JSON",
+        help="take the compile columns from this earlier report",
+    )
 
     tb = sub.add_parser("tables", help="print the mapping tables", allow_abbrev=False)
     tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
@@ -520,6 +538,9 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
         gpu=not args.no_gpu,
         progress=show,
         command=shlex.join(["cass", *args.argv]),
+        keep=args.keep,
+        translations=args.translations,
+        compile_report=args.compile_report,
     )
     for strategy, t in doc["totals"].items():
         print(

@@ -117,3 +117,36 @@ def test_bench_rejects_bad_layouts(tmp_path: Path) -> None:
         err.getvalue().splitlines()[0]
         == f"cass: error: {d / 'manifest.toml'}: unknown key(s) domian"
     )
+
+
+@needs_hipcc
+def test_split_run_keeps_translations_and_merges_compile_columns(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    """A GPU machine without hipcc runs what a machine with CASS translated and compiled."""
+    root = tmp_path / "programs"
+    program(root, "basic_twice", GOOD)
+    (root / "basic_twice" / "twice.cuh").write_text(TWICE)
+    program(root, "basic_ptx", PTX, hazards=["inline-ptx"])
+    kept = tmp_path / "kept"
+    args = ["bench", str(root), "--offload-arch", "gfx90a", "--no-gpu", "-j", "1"]
+    assert main([*args, "--out", str(tmp_path / "a"), "--keep", str(kept)], err=io.StringIO()) == 0
+    assert (kept / "rules" / "basic_twice" / "main.hip").is_file()
+    assert (kept / "rules" / "basic_twice" / "twice.cuh").read_text() == TWICE
+    code = main(
+        [
+            *args,
+            "--out",
+            str(tmp_path / "b"),
+            "--translations",
+            str(kept),
+            "--compile-report",
+            str(tmp_path / "a" / "programs.json"),
+        ],
+        err=io.StringIO(),
+    )
+    assert code == 0
+    first = json.loads((tmp_path / "a" / "programs.json").read_text())["rows"]
+    second = json.loads((tmp_path / "b" / "programs.json").read_text())["rows"]
+    columns = ("program", "strategy", "compiled", "compile_note", "translated")
+    assert [[r[c] for c in columns] for r in second] == [[r[c] for c in columns] for r in first]
