@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -35,7 +36,6 @@ static uint32_t fnv1a(uint32_t h, const void* data, size_t n) {
 
 struct Consts { uint32_t k[64]; uint32_t h0[8]; };
 __constant__ Consts c_consts;
-
 __host__ __device__ inline uint32_t rotr(uint32_t x, uint32_t n) {
 #ifdef __CUDA_ARCH__
   uint32_t r;
@@ -61,17 +61,15 @@ __host__ __device__ void compress(uint32_t st[8], uint32_t w[64], const uint32_t
   for (int i = 0; i < 64; ++i) {
     uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
     uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
+    h = g; g = f; f = e; e = d + t1;
+    d = c; c = b; b = a; a = t1 + t2;
   }
   st[0] += a; st[1] += b; st[2] += c; st[3] += d;
   st[4] += e; st[5] += f; st[6] += g; st[7] += h;
+}
+
+__host__ __device__ inline uint32_t load_be32(const uint8_t* p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
 // Hash the tail of a message (fewer than 64 bytes left) plus padding.
@@ -86,10 +84,7 @@ __host__ __device__ void finish(uint32_t st[8], const uint8_t* tail, uint32_t re
   for (int i = 0; i < 8; ++i) buf[blocks * 64 - 1 - i] = (uint8_t)(bits >> (8 * i));
   uint32_t w[64];
   for (uint32_t b = 0; b < blocks; ++b) {
-    for (int i = 0; i < 16; ++i) {
-      const uint8_t* p = buf + b * 64 + 4 * i;
-      w[i] = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-    }
+    for (int i = 0; i < 16; ++i) w[i] = load_be32(buf + b * 64 + 4 * i);
     compress(st, w, k);
   }
 }
@@ -99,10 +94,7 @@ static void sha256_host(const uint8_t* msg, uint32_t len, const Consts& cs, uint
   for (int i = 0; i < 8; ++i) st[i] = cs.h0[i];
   uint32_t full = len / 64;
   for (uint32_t b = 0; b < full; ++b) {
-    for (int i = 0; i < 16; ++i) {
-      const uint8_t* p = msg + b * 64 + 4 * i;
-      w[i] = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-    }
+    for (int i = 0; i < 16; ++i) w[i] = load_be32(msg + b * 64 + 4 * i);
     compress(st, w, cs.k);
   }
   finish(st, msg + full * 64, len % 64, len, cs.k);
@@ -156,14 +148,9 @@ static Consts derive_constants() {
     for (int d = 2; d * d <= c; ++d) prime = prime && (c % d != 0);
     if (prime) primes[np++] = c;
   }
-  for (int i = 0; i < 64; ++i) {
-    long double r = cbrtl((long double)primes[i]);
-    cs.k[i] = (uint32_t)(uint64_t)((r - floorl(r)) * 4294967296.0L);
-  }
-  for (int i = 0; i < 8; ++i) {
-    long double r = sqrtl((long double)primes[i]);
-    cs.h0[i] = (uint32_t)(uint64_t)((r - floorl(r)) * 4294967296.0L);
-  }
+  auto frac32 = [](long double r) { return (uint32_t)(uint64_t)((r - floorl(r)) * 4294967296.0L); };
+  for (int i = 0; i < 64; ++i) cs.k[i] = frac32(cbrtl((long double)primes[i]));
+  for (int i = 0; i < 8; ++i) cs.h0[i] = frac32(sqrtl((long double)primes[i]));
   return cs;
 }
 
@@ -187,15 +174,13 @@ int main(int argc, char** argv) {
     printf("VERDICT: FAIL CPU SHA-256 known-answer test\n");
     return 1;
   }
-
   std::vector<uint32_t> off(n), len(n);
   std::vector<uint8_t> data;
   uint32_t s = 0x6a09e667u;
   for (int m = 0; m < n; ++m) {
     s = s * 1664525u + 1013904223u;
-    uint32_t L = m == 0 ? 0 : m == 1 ? 3 : (s >> 8) % 1500u;
+    uint32_t L = len[m] = m == 0 ? 0u : m == 1 ? 3u : (s >> 8) % 1500u;
     off[m] = (uint32_t)data.size();
-    len[m] = L;
     for (uint32_t i = 0; i < L; ++i) {
       s = s * 1664525u + 1013904223u;
       data.push_back(m == 1 ? (uint8_t)("abc"[i]) : (uint8_t)(s >> 24));
@@ -203,7 +188,6 @@ int main(int argc, char** argv) {
     while (data.size() % 4) data.push_back(0);
   }
   data.resize(data.size() + 4, 0);  // never allocate zero bytes
-
   uint8_t* d_data;
   uint32_t *d_off, *d_len, *d_a, *d_b;
   CHECK(cudaMemcpyToSymbol(c_consts, &cs, sizeof(cs)));
@@ -223,18 +207,11 @@ int main(int argc, char** argv) {
   for (int cnt = n; cnt > 1; cnt = (cnt + 1) / 2, ++levels) {
     merkle_level<<<((cnt + 1) / 2 + 127) / 128, 128>>>(d_a, cnt, d_b);
     CHECK(cudaGetLastError());
-    uint32_t* t = d_a;
-    d_a = d_b;
-    d_b = t;
+    std::swap(d_a, d_b);
   }
   uint32_t g_root[8];
   CHECK(cudaMemcpy(g_root, d_a, 32, cudaMemcpyDeviceToHost));
-  CHECK(cudaFree(d_data));
-  CHECK(cudaFree(d_off));
-  CHECK(cudaFree(d_len));
-  CHECK(cudaFree(d_a));
-  CHECK(cudaFree(d_b));
-
+  for (void* p : {(void*)d_data, (void*)d_off, (void*)d_len, (void*)d_a, (void*)d_b}) CHECK(cudaFree(p));
   std::vector<uint32_t> ref((size_t)n * 8);
   for (int m = 0; m < n; ++m) sha256_host(data.data() + off[m], len[m], cs, &ref[(size_t)m * 8]);
   if (std::memcmp(&g_digest[0], kat_empty, 32) != 0 || std::memcmp(&g_digest[8], kat_abc, 32) != 0) {
@@ -255,10 +232,7 @@ int main(int argc, char** argv) {
       uint8_t msg[64];
       for (int i = 0; i < 16; ++i) {
         uint32_t v = i < 8 ? level[(size_t)l * 8 + i] : level[(size_t)r * 8 + i - 8];
-        msg[4 * i] = (uint8_t)(v >> 24);
-        msg[4 * i + 1] = (uint8_t)(v >> 16);
-        msg[4 * i + 2] = (uint8_t)(v >> 8);
-        msg[4 * i + 3] = (uint8_t)v;
+        for (int b = 0; b < 4; ++b) msg[4 * i + b] = (uint8_t)(v >> (24 - 8 * b));
       }
       sha256_host(msg, 64, cs, &up[(size_t)p * 8]);
     }

@@ -154,7 +154,6 @@ int main(int argc, char** argv) {
         int px = place(x), py = place(y), pz = place(z);
         pos[i] = make_int4(px, py, pz, 0);
       }
-
   int4* d_pos;
   int *d_cell, *d_slot, *d_count, *d_start, *d_order, *d_nb;
   float4* d_force;
@@ -183,15 +182,9 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(g_force.data(), d_force, n * sizeof(float4), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(g_nb.data(), d_nb, n * sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(g_count.data(), d_count, ncells * sizeof(int), cudaMemcpyDeviceToHost));
-  CHECK(cudaFree(d_pos));
-  CHECK(cudaFree(d_cell));
-  CHECK(cudaFree(d_slot));
-  CHECK(cudaFree(d_order));
-  CHECK(cudaFree(d_nb));
-  CHECK(cudaFree(d_force));
-  CHECK(cudaFree(d_count));
-  CHECK(cudaFree(d_start));
-
+  for (void* p : {(void*)d_pos, (void*)d_cell, (void*)d_slot, (void*)d_order, (void*)d_nb, (void*)d_force,
+                  (void*)d_count, (void*)d_start})
+    CHECK(cudaFree(p));
   // CPU: linked-cell lists (head/next), double precision.
   std::vector<int> head(ncells, -1), next(n), ref_count(ncells, 0);
   for (int i = 0; i < n; ++i) {
