@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Translation speed of CASS on a large synthetic CUDA corpus (a benchmark, not a test).
 
-Generates (or reuses) a deterministic corpus of CUDA sources, then measures on one thread:
+Generates (or reuses) a deterministic corpus of CUDA sources, then measures on one thread,
+pinned to one CPU:
 
 1. end to end: read, translate and atomically write every file through the public
    API the CLI uses (``cass_build.api.translate_file`` + ``cass_build.sources.write_atomic``);
@@ -10,7 +11,8 @@ Generates (or reuses) a deterministic corpus of CUDA sources, then measures on o
 4. a naive regex baseline (one ``re.sub(r"\\bcudaX\\b", "hipX")`` per mapped table name, the
    hipify-perl approach) on a small sample, for ratios;
 
-plus a per-stage breakdown of the end-to-end path. Results go to
+plus a per-stage breakdown of the end-to-end path and, where valgrind is installed, the core's
+instructions per byte (callgrind), which do not depend on the machine's load. Results go to
 ``bench/reports/translate_speed.{md,json}``. Run ``python bench/translate_speed.py --help``.
 
 Throughput is in MB/s with MB = 10^6 bytes of *input*. Wall-clock and CPU-time
@@ -209,7 +211,7 @@ def measure_end_to_end(
         for src, dst in pairs:
             result = translate_file(src, options=settings)
             diags += len(result.diagnostics)
-            write_atomic(dst, result.text.encode("utf-8"), inputs=inputs)
+            write_atomic(dst, result.data, inputs=inputs)  # the bytes `cass translate` writes
         return diags
 
     rate = _repeat(reps, nbytes, body, before=clean)
@@ -230,7 +232,10 @@ def _core_args(settings: Any, hip: tuple[int, int]) -> tuple[int, bool, bool, in
 
 
 def measure_core(blobs: Sequence[bytes], reps: int) -> Rate:
+    """``_core.translate_result`` as ``rules.translate_bytes`` calls it: the C++ core and the
+    binding that hands back the output bytes and the ``Diagnostic`` tuples."""
     from cass_build import _core
+    from cass_build.diagnostics import SEVERITIES, Diagnostic
     from cass_build.rules import core_table
 
     settings = _settings()
@@ -240,11 +245,67 @@ def measure_core(blobs: Sequence[bytes], reps: int) -> Rate:
     def body() -> int:
         diags = 0
         for data in blobs:
-            _text, raw_diags, _stats, _lines = _core.translate(data, table, *args)
-            diags += len(raw_diags)
+            _data, found, _counts, _lines = _core.translate_result(
+                data, table, *args, "<bench>", Diagnostic, SEVERITIES
+            )
+            diags += len(found)
         return diags
 
     return _repeat(reps, sum(map(len, blobs)), body)
+
+
+_INSTRUCTIONS_SCRIPT = """
+import sys
+from pathlib import Path
+from cass_build.rules import translate_bytes
+from cass_build.settings import Settings
+settings = Settings.from_env().replace(rename_cu_includes=True)
+for name in sys.argv[1:]:
+    translate_bytes(Path(name).read_bytes(), name, settings)
+"""
+
+
+def measure_instructions(files: Sequence[Path], sample_bytes: int) -> dict[str, Any]:
+    """Instructions the C++ core executes per byte of input (callgrind, ``cass::translate``
+    only), on the first files of the corpus. Unlike times, they do not depend on the load."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return {"available": False, "reason": "valgrind is not installed"}
+    sample: list[Path] = []
+    nbytes = 0
+    for path in files:
+        if nbytes >= sample_bytes:
+            break
+        sample.append(path)
+        nbytes += path.stat().st_size
+    # The interpreter itself, not a launcher script (pyenv shims are shell scripts).
+    python = os.path.realpath(sys.executable)
+    cmd = [
+        valgrind,
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        "--toggle-collect=cass::translate*",
+        python,
+        "-c",
+        _INSTRUCTIONS_SCRIPT,
+        *map(str, sample),
+    ]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO)
+    found = re.search(r"Collected\s*:\s*(\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        return {"available": False, "reason": f"callgrind failed: {proc.stderr[-300:]}"}
+    instructions = int(found.group(1))
+    return {
+        "available": True,
+        "files": len(sample),
+        "bytes": nbytes,
+        "instructions": instructions,
+        "per_byte": round(instructions / nbytes, 2),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "command": "valgrind --tool=callgrind --toggle-collect='cass::translate*' python -c "
+        "'<translate_bytes on each file>' FILE...",
+    }
 
 
 def _cass_command() -> list[str]:
@@ -344,17 +405,16 @@ def measure_stages(
 ) -> tuple[dict[str, float], Counter[str]]:
     """One pass of the end-to-end path split into stages (seconds per stage).
 
-    Mirrors ``api.translate_file`` -> ``rules.translate_bytes`` -> ``write_atomic`` step by
-    step; the sum is compared with the end-to-end time in the report. Also counts the
-    diagnostics by rule.
+    Mirrors ``api.translate_file`` -> ``sources.read_source`` -> ``rules.translate_bytes`` ->
+    ``sources.write_atomic`` step by step; the sum is compared with the end-to-end time in the
+    report. Also counts the diagnostics by rule.
     """
     from cass_build import _core
     from cass_build.api import Translation
     from cass_build.diagnostics import SEVERITIES, Diagnostic
-    from cass_build.rules import core_table
-    from cass_build.sources import check_source, write_atomic
+    from cass_build.rules import RuleResult, _family_names, core_table
+    from cass_build.sources import _read_all, check_source, write_atomic
     from cass_build.stats import FamilyCount, Stats
-    from cass_build.tables import load_tables
 
     settings = _settings()
     pairs = _pairs(root, files, out_dir)
@@ -377,9 +437,11 @@ def measure_stages(
     clock = time.perf_counter
     for src, dst in pairs:
         c0 = clock()
-        src.is_dir()
-        src.stat()
-        data = src.read_bytes()
+        fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            data = _read_all(fd, os.fstat(fd))
+        finally:
+            os.close(fd)
         c1 = clock()
         check_source(data, str(src), settings.max_bytes)
         c2 = clock()
@@ -387,22 +449,21 @@ def measure_stages(
         c3 = clock()
         hip = settings.resolved_hip_version()
         c4 = clock()
-        text, raw_diags, raw_stats, lines = _core.translate(data, table, *_core_args(settings, hip))
-        c5 = clock()
         path = str(src)
-        diagnostics = [
-            Diagnostic(path, line, col, SEVERITIES[sev], f"cass-{rule}", message)
-            for line, col, sev, rule, message in raw_diags
-        ]
-        families = load_tables()
-        counts = {
-            families[i].name: FamilyCount(conv, unconv)
-            for i, (conv, unconv) in enumerate(raw_stats)
-            if conv or unconv
-        }
-        stats = Stats(counts, lines, len(data))
+        out, diagnostics, counts, lines = _core.translate_result(
+            data, table, *_core_args(settings, hip), path, Diagnostic, SEVERITIES
+        )
+        c5 = clock()
+        family = _family_names()
+        stats = Stats({family[i]: FamilyCount(c, u) for i, c, u in counts}, lines, len(data))
+        rule_result = RuleResult(out, diagnostics, stats)
         c6 = clock()
-        result = Translation(data=text, diagnostics=tuple(diagnostics), stats=stats, path=path)
+        result = Translation(
+            data=rule_result.data,
+            diagnostics=tuple(rule_result.diagnostics),
+            stats=rule_result.stats,
+            path=path,
+        )
         c7 = clock()
         out = result.data
         c8 = clock()
@@ -432,6 +493,24 @@ def _existing_notes(path: Path) -> str:
     return ""
 
 
+def _pinning(config: dict[str, Any]) -> str:
+    cpu = config.get("cpu")
+    return f"pinned to CPU {cpu}" if cpu is not None else "not pinned to a CPU"
+
+
+def _instruction_lines(ins: dict[str, Any]) -> list[str]:
+    if not ins:
+        return []
+    if not ins.get("available"):
+        return [f"- Instructions per byte: not measured ({ins.get('reason', 'skipped')})."]
+    return [
+        f"- Instructions per byte of input in the C++ core (callgrind, `cass::translate` only, "
+        f"{ins['files']} files, {ins['bytes']:,} bytes): **{ins['per_byte']:.1f}** "
+        f"({ins['instructions']:,} instructions). Unlike the times, this does not depend on "
+        "the machine's load."
+    ]
+
+
 def render_markdown(res: dict[str, Any], notes: str) -> str:
     env, corpus, r = res["environment"], res["corpus"], res["results"]
     e2e, core, cli, base = r["end_to_end"], r["core"], r["cli"], r["baseline"]
@@ -444,8 +523,9 @@ def render_markdown(res: dict[str, Any], notes: str) -> str:
         "# CASS translation speed",
         "",
         f"Generated by `bench/translate_speed.py` on {env['date_utc']}. "
-        "MB = 10^6 bytes of CUDA input; one thread throughout. "
-        f"Best of {res['config']['reps']} repetitions for the API and core rows.",
+        "MB = 10^6 bytes of CUDA input; one thread throughout, "
+        f"{_pinning(res['config'])}. "
+        f"Best and median of {res['config']['reps']} repetitions for the API and core rows.",
         "",
         "## Results",
         "",
@@ -453,7 +533,7 @@ def render_markdown(res: dict[str, Any], notes: str) -> str:
         "|---|---:|---:|---:|---|",
         f"| End to end: `translate_file` + `write_atomic` | {_fmt(e2e['mb_s_best_wall'])} | "
         f"{_fmt(e2e['mb_s_median_wall'])} | {_fmt(e2e['mb_s_best_cpu'])} | whole corpus |",
-        f"| Core alone: `_core.translate` on bytes | {_fmt(core['mb_s_best_wall'])} | "
+        f"| Core alone: `_core.translate_result` on bytes | {_fmt(core['mb_s_best_wall'])} | "
         f"{_fmt(core['mb_s_median_wall'])} | {_fmt(core['mb_s_best_cpu'])} | whole corpus |",
         f"| CLI: `cass translate CORPUS --out-dir OUT -j 1` | {_fmt(cli['mb_s_wall'])} | - | "
         f"{_fmt(cli['mb_s_cpu'])} | whole corpus, one run |",
@@ -478,6 +558,7 @@ def render_markdown(res: dict[str, Any], notes: str) -> str:
         "By rule: "
         + ", ".join(f"`{k}` {v:,}" for k, v in list(r["diagnostics_by_rule"].items())[:8])
         + ".",
+        *_instruction_lines(r.get("instructions", {})),
         f"- Load average (1 min) before/after: end to end {e2e['loadavg_1min_before_after']}, "
         f"core {core['loadavg_1min_before_after']}. CPU time leaves out waiting for a CPU, "
         "but not the slowdown of sharing caches and cores with other work.",
@@ -502,15 +583,15 @@ def render_markdown(res: dict[str, Any], notes: str) -> str:
     stages: dict[str, float] = r["stages_s"]
     total = sum(stages.values())
     labels = {
-        "read": "read (`is_dir`, `stat`, `read_bytes`)",
+        "read": "read (`open`, `fstat`, `read`)",
         "utf8_check": "input check (`check_source`: NUL scan + UTF-8 decode)",
         "empty_check": "empty-input check (`data.isspace()`)",
         "hip_version": "`settings.resolved_hip_version()` per file",
-        "core": "C++ core (`_core.translate`)",
-        "to_python": "diagnostics -> `Diagnostic` objects, stats",
+        "core": "C++ core + `Diagnostic` tuples (`_core.translate_result`)",
+        "to_python": "stats and `RuleResult` objects",
         "decode_output": "`Translation` object (keeps the output bytes)",
         "encode_output": "output bytes for writing (`Translation.data`)",
-        "write_atomic": "`write_atomic` (mkstemp, write, chmod, rename)",
+        "write_atomic": "`write_atomic` (open dir, create temp, write, rename)",
     }
     for name, secs in stages.items():
         share = secs / total * 100 if total else 0.0
@@ -593,7 +674,24 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="keep the generated corpus (it is reused by the next run)",
     )
-    p.add_argument("--reps", type=int, default=3, help="repetitions of 1 and 2 (default 3)")
+    p.add_argument("--reps", type=int, default=5, help="repetitions of 1 and 2 (default 5)")
+    p.add_argument(
+        "--cpu",
+        type=int,
+        default=None,
+        help="CPU to pin the benchmark (and the CLI it starts) to; default: the first one this "
+        "process may use. The target is for one core",
+    )
+    p.add_argument(
+        "--no-pin", action="store_true", help="do not pin to a CPU (the OS may move the process)"
+    )
+    p.add_argument(
+        "--instructions-kb",
+        type=int,
+        default=2048,
+        help="sample for the callgrind instruction count in KiB, whole files (default 2048; "
+        "0 skips it; about 20 s)",
+    )
     p.add_argument(
         "--baseline-kb",
         type=int,
@@ -637,6 +735,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["python bench/translate_speed.py", *(sys.argv[1:] if argv is None else argv)]
     )
 
+    cpu: int | None = None
+    if not args.no_pin and hasattr(os, "sched_setaffinity"):
+        allowed = sorted(os.sched_getaffinity(0))
+        cpu = args.cpu if args.cpu is not None else allowed[0]
+        os.sched_setaffinity(0, {cpu})  # inherited by the CLI's process
     try:
         env = _environment()
         log(f"cass {env['cass_version']} from {env['cass_build_path']}, core {env['core_path']}")
@@ -697,6 +800,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             log(f"  cli: {cli['mb_s_wall']:.1f} MB/s wall (exit {run.returncode})")
 
+        instructions: dict[str, Any] = {}
+        if args.instructions_kb > 0:
+            log("counting the core's instructions with callgrind ...")
+            instructions = measure_instructions(files, args.instructions_kb * 1024)
+            if instructions.get("available"):
+                log(f"  {instructions['per_byte']:.1f} instructions per byte")
+
         log("measuring the regex baseline ...")
         sample: list[bytes] = []
         for blob in blobs:
@@ -733,6 +843,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ),
             },
             "stages_s": {k: round(v, 4) for k, v in stages.items()},
+            "instructions": instructions,
             "diagnostics_by_rule": dict(rules.most_common()),
         }
         res = {
@@ -742,6 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "size_mb": args.size_mb,
                 "seed": args.seed,
                 "reps": args.reps,
+                "cpu": cpu,
                 "baseline_kb": args.baseline_kb,
             },
             "environment": env

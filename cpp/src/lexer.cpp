@@ -3,6 +3,9 @@
 #include <array>
 #include <cstring>
 #include <string>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "scanner.hpp"
 
@@ -74,6 +77,32 @@ constexpr std::array<std::uint8_t, 256> make_dispatch_table() {
 constexpr auto kDispatch = make_dispatch_table();
 
 inline bool ident_char(unsigned char c) { return kClass[c] != 0; }
+
+// The end of the identifier bytes from p on. Sixteen bytes at a time where SSE2
+// is there: one branch per name instead of one per byte, and names are short.
+// Reads up to 16 bytes past the end of the name: the padding covers that.
+inline const char* ident_end(const char* p) {
+#if defined(__SSE2__)
+    while (true) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));  // 'A' -> 'a'
+        const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
+                                             _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
+        const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                            _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        const __m128i other = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
+                                           _mm_cmpeq_epi8(v, _mm_set1_epi8('$')));
+        const __m128i high = _mm_cmplt_epi8(v, _mm_setzero_si128());  // bytes >= 0x80
+        const __m128i ident = _mm_or_si128(_mm_or_si128(letter, digit), _mm_or_si128(other, high));
+        const unsigned stop = ~static_cast<unsigned>(_mm_movemask_epi8(ident)) & 0xFFFFU;
+        if (stop != 0) return p + __builtin_ctz(stop);
+        p += 16;
+    }
+#else
+    while (ident_char(static_cast<unsigned char>(*p))) ++p;
+    return p;
+#endif
+}
 inline bool is_digit(unsigned char c) { return kClass[c] == 2; }
 
 // Identifiers hash a word at a time; the zero padding after the source makes
@@ -126,12 +155,12 @@ public:
         Tok* toks = out_.toks.get();
         std::size_t ntok = 0;
         std::size_t cap = cap_;
-        int last = -1;                             // last significant token
-        TokenKind last_kind = TokenKind::Newline;  // its kind
-        bool line_start = true;                    // only blanks and comments so far
-        std::uint8_t dir = 0;                      // kInDirective on a directive line
-        std::uint32_t directive_tokens = 0;        // significant tokens of this directive
-        bool expect_header = false;                // after #include
+        // What the loop tracks is kept to what it cannot look up in the tokens
+        // behind it: the fewer stores per token, the faster.
+        int last = -1;               // last significant token
+        int last_newline = -1;       // last newline token: a '#' after it starts a directive
+        std::uint8_t dir = 0;        // kInDirective on a directive line
+        bool expect_header = false;  // after #include
         int launch_depth = 0;
 
 // Appends token [B, E) and sets IDX to its index.
@@ -154,10 +183,7 @@ public:
 #define CASS_SIG(IDX, B, E, KIND, FLAGS)           \
     do {                                           \
         CASS_PUSH(IDX, B, E, KIND, (FLAGS) | dir); \
-        line_start = false;                        \
-        ++directive_tokens; /* reset by '#' */     \
         last = (IDX);                              \
-        last_kind = (KIND);                        \
     } while (false)
 // A punctuator of LEN bytes.
 #define CASS_PUNCT(IDX, LEN)                      \
@@ -176,8 +202,7 @@ public:
             const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
             switch (kDispatch[c]) {
                 case kIdentStart: {
-                    std::size_t k = i + 1;
-                    while (ident_char(static_cast<unsigned char>(s[k]))) ++k;  // padding stops it
+                    const std::size_t k = static_cast<std::size_t>(ident_end(s + i + 1) - s);
                     const unsigned char next = static_cast<unsigned char>(s[k]);
                     if (next == '"' || next == '\'') {
                         const std::size_t end = prefixed_literal(b, k);
@@ -190,9 +215,9 @@ public:
                         }
                     }
                     i = k;
-                    const TokenKind before = last_kind;
+                    const int before = last;
                     CASS_SIG(idx, b, k, TokenKind::Identifier, 0);
-                    if (dir != 0 && directive_tokens == 2) {
+                    if (dir != 0 && before >= 0 && (toks[before].flags & kDirectiveHash) != 0) {
                         // '#' then this name: the directive's keyword.
                         const std::string_view word(s + b, k - b);
                         expect_header =
@@ -204,7 +229,9 @@ public:
                         const std::uint16_t f = out_.syms[static_cast<std::size_t>(sym)].flags;
                         if ((f & (kSymVisit | kSymMember)) != 0) visit.push_back(idx);
                         if ((f & kSymFor) != 0) out_.fors.push_back(idx);
-                        if (before == TokenKind::Identifier) out_.decls.push_back(idx);
+                        if (before >= 0 && toks[before].kind == TokenKind::Identifier) {
+                            out_.decls.push_back(idx);
+                        }
                     }
                     break;
                 }
@@ -212,7 +239,7 @@ public:
                     i = b + 1;
                     CASS_PUSH(idx, b, i, TokenKind::Newline, 0);
                     if (dir != 0) visit.push_back(idx);  // the end of a directive
-                    line_start = true;
+                    last_newline = idx;
                     dir = 0;
                     expect_header = false;
                     break;
@@ -283,7 +310,7 @@ public:
                         break;
                     }
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
-                    if (c1 == '<' && c2 == '<' && !is_operator(toks, last, last_kind)) {
+                    if (c1 == '<' && c2 == '<' && !is_operator(toks, last)) {
                         i = b + 3;
                         ++launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchOpen, 0);
@@ -337,10 +364,9 @@ public:
                     }
                     break;
                 case kHash:
-                    if (line_start) {
+                    if (last < last_newline || last < 0) {  // first on its line
                         i = b + 1;
                         dir = kInDirective;
-                        directive_tokens = 0;
                         CASS_SIG(idx, b, i, TokenKind::Punct, kDirectiveHash);
                         visit.push_back(idx);
                     } else {
@@ -422,8 +448,8 @@ private:
     }
 
     // Whether the last significant token is the keyword `operator` (operator<<<).
-    bool is_operator(const Tok* toks, int last, TokenKind kind) const {
-        if (last < 0 || kind != TokenKind::Identifier) return false;
+    bool is_operator(const Tok* toks, int last) const {
+        if (last < 0 || toks[last].kind != TokenKind::Identifier) return false;
         const Tok& t = toks[last];
         return std::string_view(s_ + t.begin, t.end - t.begin) == "operator";
     }
