@@ -13,12 +13,12 @@
 // provides: __shfl __shfl_up __shfl_down __shfl_xor __ballot __any __all
 #pragma once
 
+#include <cuda.h>
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <type_traits>
 #include <utility>
-
-#include <cuda.h>
-#include <cuda_runtime.h>
 
 namespace cass_hip_on_cuda {
 
@@ -31,40 +31,41 @@ struct dependent_false : std::false_type {};
 // hipArray_t the runtime's handle (CUarray the driver's).
 template <class P, class A>
 inline P driver_arg(A&& a) {
-  using D = typename std::decay<A>::type;
-  if constexpr (std::is_convertible<A&&, P>::value) {
-    return std::forward<A>(a);
-  } else if constexpr (std::is_enum<D>::value && std::is_enum<P>::value) {
-    return static_cast<P>(a);
-  } else if constexpr (std::is_null_pointer<D>::value) {
-    return P{};
-  } else if constexpr (std::is_pointer<D>::value && std::is_integral<P>::value &&
-                       sizeof(P) == sizeof(void*)) {
-    return reinterpret_cast<P>(a);
-  } else if constexpr (std::is_pointer<D>::value && std::is_pointer<P>::value) {
-    return reinterpret_cast<P>(a);
-  } else {
-    static_assert(dependent_false<A>::value, "HIP-on-CUDA: argument does not fit the driver API");
-    return P{};
-  }
+    using D = typename std::decay<A>::type;
+    if constexpr (std::is_convertible<A&&, P>::value) {
+        return std::forward<A>(a);
+    } else if constexpr (std::is_enum<D>::value && std::is_enum<P>::value) {
+        return static_cast<P>(a);
+    } else if constexpr (std::is_null_pointer<D>::value) {
+        return P{};
+    } else if constexpr (std::is_pointer<D>::value && std::is_integral<P>::value &&
+                         sizeof(P) == sizeof(void*)) {
+        return reinterpret_cast<P>(a);
+    } else if constexpr (std::is_pointer<D>::value && std::is_pointer<P>::value) {
+        return reinterpret_cast<P>(a);
+    } else {
+        static_assert(dependent_false<A>::value,
+                      "HIP-on-CUDA: argument does not fit the driver API");
+        return P{};
+    }
 }
 
 // A driver API function called through HIP: arguments converted as above, and the
 // CUresult returned as hipError_t (the runtime's cudaError_t; CUDA numbers both alike).
 template <class... P>
 struct driver_call {
-  CUresult (*fn)(P...);
+    CUresult (*fn)(P...);
 
-  template <class... A>
-  cudaError_t operator()(A&&... a) const {
-    static_assert(sizeof...(A) == sizeof...(P), "HIP-on-CUDA: wrong number of arguments");
-    return static_cast<cudaError_t>(fn(driver_arg<P>(std::forward<A>(a))...));
-  }
+    template <class... A>
+    cudaError_t operator()(A&&... a) const {
+        static_assert(sizeof...(A) == sizeof...(P), "HIP-on-CUDA: wrong number of arguments");
+        return static_cast<cudaError_t>(fn(driver_arg<P>(std::forward<A>(a))...));
+    }
 };
 
 template <class... P>
 inline driver_call<P...> driver(CUresult (*fn)(P...)) {
-  return driver_call<P...>{fn};
+    return driver_call<P...>{fn};
 }
 
 // HIP's warp masks are 64-bit (wavefronts of 64 lanes); a CUDA warp has 32 lanes, so a
@@ -73,10 +74,10 @@ template <class M>
 using wide_mask = typename std::enable_if<std::is_integral<M>::value && sizeof(M) == 8, int>::type;
 
 inline cudaMemLocation location(int device) {
-  cudaMemLocation where{};
-  where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
-  where.id = device == cudaCpuDeviceId ? 0 : device;
-  return where;
+    cudaMemLocation where{};
+    where.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+    where.id = device == cudaCpuDeviceId ? 0 : device;
+    return where;
 }
 
 }  // namespace cass_hip_on_cuda
@@ -89,13 +90,13 @@ typedef void* hipDeviceptr_t;
 
 // HIP before 6.0 called cudaPointerAttributes::type `memoryType`; both spellings work.
 struct hipPointerAttribute_t : cudaPointerAttributes {
-  cudaMemoryType memoryType;
+    cudaMemoryType memoryType;
 };
 
 inline cudaError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr) {
-  cudaError_t status = cudaPointerGetAttributes(attributes, ptr);
-  attributes->memoryType = attributes->type;
-  return status;
+    cudaError_t status = cudaPointerGetAttributes(attributes, ptr);
+    attributes->memoryType = attributes->type;
+    return status;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -104,18 +105,18 @@ inline cudaError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, co
 inline cudaError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device,
                                        cudaStream_t stream = 0) {
 #if CUDART_VERSION >= 13000
-  return cudaMemPrefetchAsync(ptr, count, cass_hip_on_cuda::location(device), 0, stream);
+    return cudaMemPrefetchAsync(ptr, count, cass_hip_on_cuda::location(device), 0, stream);
 #else
-  return cudaMemPrefetchAsync(ptr, count, device, stream);
+    return cudaMemPrefetchAsync(ptr, count, device, stream);
 #endif
 }
 
 inline cudaError_t hipMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise advice,
                                 int device) {
 #if CUDART_VERSION >= 13000
-  return cudaMemAdvise(ptr, count, advice, cass_hip_on_cuda::location(device));
+    return cudaMemAdvise(ptr, count, advice, cass_hip_on_cuda::location(device));
 #else
-  return cudaMemAdvise(ptr, count, advice, device);
+    return cudaMemAdvise(ptr, count, advice, device);
 #endif
 }
 
@@ -127,7 +128,7 @@ inline cudaError_t hipMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise 
 #define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 #define hipLaunchKernelGGL(kernel, blocks, threads, sharedBytes, stream, ...) \
-  kernel<<<(blocks), (threads), (sharedBytes), (stream)>>>(__VA_ARGS__)
+    kernel<<<(blocks), (threads), (sharedBytes), (stream)>>>(__VA_ARGS__)
 
 #define hipThreadIdx_x threadIdx.x
 #define hipThreadIdx_y threadIdx.y
@@ -147,60 +148,60 @@ inline cudaError_t hipMemAdvise(const void* ptr, size_t count, cudaMemoryAdvise 
 
 template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline T __shfl_sync(M mask, T var, int srcLane, int width = 32) {
-  return __shfl_sync(static_cast<unsigned>(mask), var, srcLane, width);
+    return __shfl_sync(static_cast<unsigned>(mask), var, srcLane, width);
 }
 
 template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline T __shfl_up_sync(M mask, T var, unsigned int delta, int width = 32) {
-  return __shfl_up_sync(static_cast<unsigned>(mask), var, delta, width);
+    return __shfl_up_sync(static_cast<unsigned>(mask), var, delta, width);
 }
 
 template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline T __shfl_down_sync(M mask, T var, unsigned int delta, int width = 32) {
-  return __shfl_down_sync(static_cast<unsigned>(mask), var, delta, width);
+    return __shfl_down_sync(static_cast<unsigned>(mask), var, delta, width);
 }
 
 template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline T __shfl_xor_sync(M mask, T var, int laneMask, int width = 32) {
-  return __shfl_xor_sync(static_cast<unsigned>(mask), var, laneMask, width);
+    return __shfl_xor_sync(static_cast<unsigned>(mask), var, laneMask, width);
 }
 
 // HIP's ballot is 64 bits wide; the upper half stays zero on a 32-lane warp.
 template <class M, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline unsigned long long __ballot_sync(M mask, int predicate) {
-  return __ballot_sync(static_cast<unsigned>(mask), predicate);
+    return __ballot_sync(static_cast<unsigned>(mask), predicate);
 }
 
 template <class M, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline int __any_sync(M mask, int predicate) {
-  return __any_sync(static_cast<unsigned>(mask), predicate);
+    return __any_sync(static_cast<unsigned>(mask), predicate);
 }
 
 template <class M, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline int __all_sync(M mask, int predicate) {
-  return __all_sync(static_cast<unsigned>(mask), predicate);
+    return __all_sync(static_cast<unsigned>(mask), predicate);
 }
 
 template <class M, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline void __syncwarp(M mask) {
-  __syncwarp(static_cast<unsigned>(mask));
+    __syncwarp(static_cast<unsigned>(mask));
 }
 
 template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline unsigned long long __match_any_sync(M mask, T value) {
-  return __match_any_sync(static_cast<unsigned>(mask), value);
+    return __match_any_sync(static_cast<unsigned>(mask), value);
 }
 
 template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>
 __device__ inline unsigned long long __match_all_sync(M mask, T value, int* predicate) {
-  return __match_all_sync(static_cast<unsigned>(mask), value, predicate);
+    return __match_all_sync(static_cast<unsigned>(mask), value, predicate);
 }
 
-#define CASS_HIP_ON_CUDA_REDUCE(op)                                        \
-  template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>          \
-  __device__ inline T __reduce_##op##_sync(M mask, T value) {              \
-    return __reduce_##op##_sync(static_cast<unsigned>(mask), value);       \
-  }
+#define CASS_HIP_ON_CUDA_REDUCE(op)                                      \
+    template <class M, class T, cass_hip_on_cuda::wide_mask<M> = 0>      \
+    __device__ inline T __reduce_##op##_sync(M mask, T value) {          \
+        return __reduce_##op##_sync(static_cast<unsigned>(mask), value); \
+    }
 CASS_HIP_ON_CUDA_REDUCE(add)
 CASS_HIP_ON_CUDA_REDUCE(min)
 CASS_HIP_ON_CUDA_REDUCE(max)
@@ -223,35 +224,35 @@ CASS_HIP_ON_CUDA_REDUCE(xor)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
 template <class T>
 __device__ inline T __shfl(T var, int srcLane, int width = 32) {
-  return __shfl_sync(__activemask(), var, srcLane, width);
+    return __shfl_sync(__activemask(), var, srcLane, width);
 }
 
 template <class T>
 __device__ inline T __shfl_up(T var, unsigned int delta, int width = 32) {
-  return __shfl_up_sync(__activemask(), var, delta, width);
+    return __shfl_up_sync(__activemask(), var, delta, width);
 }
 
 template <class T>
 __device__ inline T __shfl_down(T var, unsigned int delta, int width = 32) {
-  return __shfl_down_sync(__activemask(), var, delta, width);
+    return __shfl_down_sync(__activemask(), var, delta, width);
 }
 
 template <class T>
 __device__ inline T __shfl_xor(T var, int laneMask, int width = 32) {
-  return __shfl_xor_sync(__activemask(), var, laneMask, width);
+    return __shfl_xor_sync(__activemask(), var, laneMask, width);
 }
 #endif
 
 namespace cass_hip_on_cuda {
 __device__ inline unsigned long long ballot(int predicate) {
-  return __ballot_sync(__activemask(), predicate);
+    return __ballot_sync(__activemask(), predicate);
 }
 
 __device__ inline int all_lanes(int predicate) { return __all_sync(__activemask(), predicate); }
 }  // namespace cass_hip_on_cuda
 
 __device__ inline int cass_hip_on_cuda_any(int predicate) {
-  return __any_sync(__activemask(), predicate);
+    return __any_sync(__activemask(), predicate);
 }
 
 #define __ballot(...) ::cass_hip_on_cuda::ballot(__VA_ARGS__)
