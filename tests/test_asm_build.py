@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html.parser
 import importlib.util
+import io
 import json
 import os
 import re
@@ -85,6 +86,12 @@ __global__ void __launch_bounds__(128) bounded(float *out) {
 CAPPED(capped8, 8)
 CAPPED(capped16, 16)
 
+// Inline PTX is copied into the AMD assembly as written (it would not assemble there).
+__global__ void ptxfence(int *p) {
+  p[threadIdx.x] = 1;
+  asm volatile("membar.gl;");
+}
+
 namespace ns {
 template <typename T, int N> __global__ void scale(T *p) { p[threadIdx.x] *= T(N); }
 template __global__ void scale<double, 3>(double *);
@@ -100,6 +107,7 @@ KERNELS = {
     "capped8": "_Z7capped8PKfPfi",
     "capped16": "_Z8capped16PKfPfi",
     "scale": "_ZN2ns5scaleIdLi3EEEvPT_",
+    "ptxfence": "_Z8ptxfencePi",
 }
 
 
@@ -216,6 +224,32 @@ def test_listings_show_what_the_source_does(known: dict[str, Any]) -> None:
         assert counts["mem_shared"] >= 2 and counts["sync"] >= 1, arch
         assert sum(counts.values()) == entry[arch]["resources"]["total"]
     assert known["targets"][0]["kind"] == "sass"
+
+
+def test_inline_ptx_is_marked_in_amd_listings(known: dict[str, Any]) -> None:
+    entry = known["_by_name"][KERNELS["ptxfence"]]["targets"]
+    assert "MEMBAR" in entry["sm_90"]["listing"]
+    for arch in AMD:
+        assert entry[arch]["resources"]["inline_asm"] == 1, arch
+        assert "  ;;#ASMSTART\n  membar.gl;\n  ;;#ASMEND\n" in entry[arch]["listing"], arch
+
+
+def test_a_target_that_fails_is_one_line_at_the_cuda_line(tmp_path: Path) -> None:
+    source = tmp_path / "only_cuda.cu"
+    source.write_text(
+        "__global__ void k(int *p) { p[0] = 1; }\n"
+        "#ifdef __HIP_PLATFORM_AMD__\n"
+        "#error this file is CUDA only\n"
+        "#endif\n"
+    )
+    err = io.StringIO()
+    assert main(["asm", str(source), "--offload-arch", "gfx90a", "--report-only"], err=err) == 1
+    errors = [ln for ln in err.getvalue().splitlines() if ": error: " in ln]
+    assert errors == [
+        f"cass asm: error: {source}: hipcc failed for gfx90a: {source}:3:2 (in its HIP): "
+        "error: this file is CUDA only"
+    ]
+    assert "Traceback" not in err.getvalue()
 
 
 def test_tools_are_recorded(known: dict[str, Any]) -> None:

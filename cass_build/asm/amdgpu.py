@@ -88,19 +88,28 @@ def split_kernels(asm: str, kernels: Sequence[str]) -> tuple[dict[str, str], dic
             continue
         if m := _LABEL.match(line):
             bodies[current].append(m.group(0))
+        elif line.strip() in (";;#ASMSTART", ";;#ASMEND"):
+            # Inline assembly is copied, not compiled: keep the markers around it.
+            bodies[current].append("  " + line.strip())
         elif (m := _INSN.match(line)) and not line.lstrip().startswith((";", ".")):
             code = re.sub(r"\s+;.*$", "", line.strip())
             bodies[current].append("  " + " ".join(code.split(None, 1)))
     return {k: "\n".join(v) + "\n" for k, v in bodies.items()}, occupancy
 
 
-def _pairs(text: str) -> list[tuple[str, str]]:
+def _pairs(text: str) -> tuple[list[tuple[str, str]], int]:
+    """The (mnemonic, operands) of each instruction, and how many came from inline asm."""
     out = []
+    inline = False
+    inline_count = 0
     for line in text.splitlines():
-        if line.startswith("  "):
+        if line.strip() in (";;#ASMSTART", ";;#ASMEND"):
+            inline = line.strip() == ";;#ASMSTART"
+        elif line.startswith("  "):
             mnemonic, _, operands = line.strip().partition(" ")
             out.append((mnemonic, operands))
-    return out
+            inline_count += inline
+    return out, inline_count
 
 
 def _resources(meta: dict[str, int | bool | str], text: str, occ: int | None) -> AmdResources:
@@ -108,7 +117,7 @@ def _resources(meta: dict[str, int | bool | str], text: str, occ: int | None) ->
         value = meta.get(key, 0)
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
-    pairs = _pairs(text)
+    pairs, inline = _pairs(text)
     return AmdResources(
         vgprs=num(".vgpr_count"),
         sgprs=num(".sgpr_count"),
@@ -121,6 +130,7 @@ def _resources(meta: dict[str, int | bool | str], text: str, occ: int | None) ->
         max_flat_workgroup_size=num(".max_flat_workgroup_size") or 1024,
         dynamic_stack=meta.get(".uses_dynamic_stack") is True,
         compiler_occupancy=occ,
+        inline_asm=inline,
         instructions=count_classes(pairs, "amdgpu"),
         total=len(pairs),
     )
@@ -180,6 +190,19 @@ def amd_asm(
     ]
     out = workdir / f"{source.stem}.{arch.name}.s"
     notes: list[str] = []
+
+    def error(output: str) -> str:
+        # The translation keeps every line where it was, so the HIP position is the CUDA one.
+        found = first_error(output, workdir)
+        names = [str(source)]
+        if source.is_relative_to(workdir):
+            names.append(str(source.relative_to(workdir)))
+        where = str(shown or source)
+        for text in names:
+            pattern = re.escape(text) + r"((?::\d+)*)"
+            found = re.sub(pattern, lambda m: f"{where}{m.group(1)} (in its HIP)", found)
+        return found
+
     if chosen == "clang":
         if clang[0] < arch.clang_major:
             msg = (f"{name}: cannot produce {arch.name} with clang {clang_text} "
@@ -192,7 +215,7 @@ def amd_asm(
         argv += [*common, "-x", "hip", str(source), "-o", str(out)]
         code, output = run(argv, env=toolchain.env(), cwd=workdir)
         if code != 0 or not out.is_file():
-            msg = f"{name}: hipcc failed for {arch.name}: {first_error(output, workdir)}"
+            msg = f"{name}: hipcc failed for {arch.name}: {error(output)}"
             raise InputError(msg, hint="the translated HIP must compile for this target")
         tool = f"hipcc {toolchain.version_text} (clang {clang_text})"
     else:
@@ -208,7 +231,7 @@ def amd_asm(
         code, output = run(argv, env=toolchain.env(), cwd=workdir)
         if code != 0 or not bitcode.is_file():
             msg = f"{name}: clang {clang_text} failed for {arch.name}: "
-            raise InputError(msg + first_error(output, workdir))
+            raise InputError(msg + error(output))
         libdir = toolchain.device_lib_dir
         lower = [sys.executable, "-m", "cass_build.asm._lower", "--cpu", arch.name]
         lower += ["--wave", str(arch.wave), "--isa", str(arch.isa_version)]

@@ -262,8 +262,8 @@ def render_text(report: Report, *, classes: bool = False) -> str:
     for target in report.targets:
         lines.append(f"  {target.target}: {target.kind}, {target.tool}")
         lines += [f"    note: {n}" for n in target.notes]
-    for t, err in report.errors.items():
-        lines.append(f"  {t}: error: {err}")
+    for t in report.errors:
+        lines.append(f"  {t}: not produced (the error is on stderr and in --json)")
     for k in report.kernels:
         lines.append("")
         title = k.demangled if k.demangled == k.name else f"{k.demangled}  [{k.name}]"
@@ -276,8 +276,10 @@ def render_text(report: Report, *, classes: bool = False) -> str:
         for t, (res, occ) in k.per_target.items():
             wave = "32" if isinstance(res, NvidiaResources) else str(res.wave)
             shared = res.shared if isinstance(res, NvidiaResources) else res.lds
-            row = [t, wave, _regs(res), str(shared), _spill(res), str(res.total), _occ(occ),
-                   occ.limiter]  # fmt: skip
+            insns = str(res.total)
+            if isinstance(res, AmdResources) and res.inline_asm:
+                insns += f" (asm {res.inline_asm})"
+            row = [t, wave, _regs(res), str(shared), _spill(res), insns, _occ(occ), occ.limiter]
             if classes:
                 row += [str(res.instructions.get(c, 0)) for c in CLASSES]
             table.append(row)

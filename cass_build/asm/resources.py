@@ -110,6 +110,9 @@ class AmdResources:
     dynamic_stack: bool = False
     compiler_occupancy: int | None = None
     """Waves per SIMD the compiler itself reported (``; Occupancy:``), where it did."""
+    inline_asm: int = 0
+    """Instructions from inline assembly: copied into the listing as written, not compiled
+    (inline PTX left in a translation shows up here, and would not assemble)."""
     instructions: dict[str, int] = field(default_factory=dict)
     total: int = 0
 
