@@ -299,7 +299,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     from .strategies import parse_chain
 
     parse_chain(options.strategy)  # a bad --strategy is a usage error before any work
-    if options.verify in ("syntax", "compile", "run") and not options.allow_unverified:
+    if options.verify in ("syntax", "compile") and not options.allow_unverified:
         from .errors import ToolchainError
         from .toolchain import find_hip, install_hint
 

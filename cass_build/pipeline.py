@@ -334,7 +334,10 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
     level, downgrade = _resolve_level(opts, toolchain)
     if is_header:
         level = "none"  # a header is verified through the sources that include it
-    if (level != "none" or opts.want_object) and toolchain is None:
+    # A run needs a GPU, not hipcc: an NVIDIA machine runs HIP through the HIP-on-CUDA
+    # layer, and then skips the AMD compile (with a warning) when no hipcc is there.
+    run_only = level == "run" and not opts.want_object
+    if (level != "none" or opts.want_object) and toolchain is None and not run_only:
         if not opts.allow_unverified or opts.want_object:
             msg = f"{src}: cannot verify: no HIP toolchain found (hipcc)"
             raise ToolchainError(msg, hint=install_hint())
@@ -428,10 +431,15 @@ def _run_chain(
             opts.flags,
             opts.settings.rename_cu_includes,
         )
-        outcome = verify(unit, level, archs, toolchain, keep_object=opts.want_object)
         note = ""
+        if toolchain is None and level == "run":
+            outcome = Outcome(True, "none")
+            note = "no HIP toolchain (hipcc) here: the AMD compile check was skipped"
+        else:
+            outcome = verify(unit, level, archs, toolchain, keep_object=opts.want_object)
         if outcome.ok and level == "run":
-            outcome, note = _run_level(src, candidate.data, unit, outcome)
+            outcome, run_note = _run_level(src, candidate.data, unit, outcome)
+            note = "; ".join(n for n in (note, run_note) if n)
         seconds = time.perf_counter() - t0
         if not outcome.ok:
             attempts.append(
@@ -439,7 +447,13 @@ def _run_chain(
             )
             continue
         attempts.append(
-            Attempt(strategy.name, "verified" if level != "none" else "unverified", "", (), seconds)
+            Attempt(
+                strategy.name,
+                "verified" if outcome.level != "none" else "unverified",
+                "",
+                (),
+                seconds,
+            )
         )
         warn = [w for w in (downgrade, note) if w]
         extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
@@ -448,7 +462,7 @@ def _run_chain(
             data=candidate.data,
             strategy=strategy.name,
             level=outcome.level,
-            verified=level != "none",
+            verified=outcome.level != "none",
             attempts=tuple(attempts),
             evidence=outcome.evidence,
             diagnostics=tuple(extra) + candidate.diagnostics,
