@@ -245,16 +245,20 @@ def _time_again(exe: Path, args: Sequence[str], rundir: Path, timeout: float) ->
     """One more timed run of a built program, in an empty directory of its own."""
     import subprocess
 
+    from .compare import run_slot
+
     shutil.rmtree(rundir, ignore_errors=True)
     rundir.mkdir(parents=True)
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            [str(exe), *args], cwd=rundir, capture_output=True, timeout=timeout, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return time.perf_counter() - start if done.returncode == 0 else None
+    with run_slot():
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [str(exe), *args], cwd=rundir, capture_output=True, timeout=timeout, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        took = time.perf_counter() - start
+    return took if done.returncode == 0 else None
 
 
 def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:
@@ -354,7 +358,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
     lines.append(
         "Environment: "
         + ", ".join(f"{k} {v}" for k, v in env.items() if v is not None)
-        + f". Archs: {', '.join(doc['archs']) or '-'}. Runs per program: {doc['runs']}."
+        + f". Archs: {', '.join(doc['archs']) or '-'}. Runs per program: {doc['runs']}, "
+        f"up to {doc.get('parallel_runs', 1)} programs running at once (runtimes are wall "
+        "times of whole processes, CUDA context creation included)."
     )
     lines.append("")
     lines.append("## Totals")
@@ -427,6 +433,7 @@ def run_bench(
     keep: Path | None = None,
     translations: Path | None = None,
     compile_report: Path | None = None,
+    parallel_runs: int = 1,
 ) -> dict[str, Any]:
     """Score each strategy on every program under ``root``; returns the report document.
 
@@ -439,6 +446,10 @@ def run_bench(
 
     programs = discover(root)
     archs = archs or default_archs()
+    if parallel_runs > 1:
+        from .compare import set_parallel_runs
+
+        set_parallel_runs(parallel_runs)
     backend = None
     if gpu:
         try:
@@ -497,6 +508,7 @@ def run_bench(
         "root": str(root),
         "archs": list(archs),
         "runs": runs,
+        "parallel_runs": parallel_runs,
         "environment": _environment(),
         "totals": totals,
         "per_domain": _totals(rows, "domain"),

@@ -160,6 +160,13 @@ def _build_parser() -> argparse.ArgumentParser:
     be.add_argument("--name", help="report name (default: the directory's name)")
     be.add_argument("--no-gpu", action="store_true", help="translate and compile only")
     be.add_argument(
+        "--parallel-runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="let N programs run on the GPU at once (default 1: fair runtimes)",
+    )
+    be.add_argument(
         "--keep",
         type=Path,
         metavar="DIR",
@@ -541,6 +548,7 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
         keep=args.keep,
         translations=args.translations,
         compile_report=args.compile_report,
+        parallel_runs=args.parallel_runs,
     )
     for strategy, t in doc["totals"].items():
         print(

@@ -181,6 +181,11 @@ def gpu_backend() -> Backend | None:
     return None
 
 
+def run_slot() -> threading.BoundedSemaphore:
+    """The semaphore that bounds concurrent program runs; hold it to time a run fairly."""
+    return _RUN_SLOTS
+
+
 def set_parallel_runs(count: int) -> None:
     """Let up to ``count`` programs run at once in this process (default 1).
 
