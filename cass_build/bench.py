@@ -226,6 +226,7 @@ def _translated_elsewhere(
     strategy: str,
     translations: Path,
     earlier: dict[tuple[str, str], dict[str, Any]],
+    ran: dict[tuple[str, str], dict[str, Any]],
 ) -> tuple[Row, Path | None]:
     row = Row(program.name, program.domain, program.hazards, strategy)
     hip = translations / _safe(strategy) / program.name / "main.hip"
@@ -234,6 +235,13 @@ def _translated_elsewhere(
         row.compiled = before["compiled"]
         row.compile_note = before["compile_note"]
         row.translate_seconds = before.get("translate_seconds", 0.0)
+    if (run := ran.get((program.name, strategy))) is not None:
+        row.executed = run["executed"]
+        row.run_note = run["run_note"]
+        row.cuda_seconds = run["cuda_seconds"]
+        row.hip_seconds = run["hip_seconds"]
+        row.cuda_verdict = run["cuda_verdict"]
+        row.hip_verdict = run["hip_verdict"]
     if not hip.is_file():
         row.compile_note = row.compile_note or f"no translation in {translations}"
         return row, None
@@ -320,7 +328,7 @@ def _totals(rows: list[Row], key: str) -> dict[str, dict[str, dict[str, int]]]:
     return out
 
 
-def _environment() -> dict[str, Any]:
+def _environment(run_report: Path | None = None) -> dict[str, Any]:
     from .toolchain import find_hip, find_nvcc
 
     hip = find_hip()
@@ -334,6 +342,11 @@ def _environment() -> dict[str, Any]:
         "nvcc": f"{nvcc.nvcc} (CUDA {nvcc.version})" if nvcc else None,
         "gpu": None,
     }
+    if run_report is not None:  # the GPU runs happened there, with that machine's tools
+        there = json.loads(run_report.read_text(encoding="utf-8"))
+        env["gpu_runs"] = {k: v for k, v in there["environment"].items() if v is not None}
+        env["gpu_runs"]["command"] = there["command"]
+        return env
     try:
         from . import compare
 
@@ -357,11 +370,19 @@ def render_markdown(doc: dict[str, Any]) -> str:
     env = doc["environment"]
     lines.append(
         "Environment: "
-        + ", ".join(f"{k} {v}" for k, v in env.items() if v is not None)
+        + ", ".join(f"{k} {v}" for k, v in env.items() if v is not None and k != "gpu_runs")
         + f". Archs: {', '.join(doc['archs']) or '-'}. Runs per program: {doc['runs']}, "
         f"up to {doc.get('parallel_runs', 1)} programs running at once (runtimes are wall "
         "times of whole processes, CUDA context creation included)."
     )
+    if runs_there := env.get("gpu_runs"):
+        command = runs_there.pop("command", "")
+        lines.append("")
+        lines.append(
+            f"GPU runs (merged with `--run-report`): `{command}` on "
+            + ", ".join(f"{k} {v}" for k, v in runs_there.items())
+            + "."
+        )
     lines.append("")
     lines.append("## Totals")
     lines.append("")
@@ -434,6 +455,7 @@ def run_bench(
     translations: Path | None = None,
     compile_report: Path | None = None,
     parallel_runs: int = 1,
+    run_report: Path | None = None,
 ) -> dict[str, Any]:
     """Score each strategy on every program under ``root``; returns the report document.
 
@@ -463,11 +485,12 @@ def run_bench(
         work = Path(tmp)
 
         earlier = _compile_columns(compile_report) if compile_report else {}
+        ran = _compile_columns(run_report) if run_report else {}
 
         def one(item: tuple[Program, str]) -> Row:
             program, strategy = item
             if translations is not None:
-                row, hip = _translated_elsewhere(program, strategy, translations, earlier)
+                row, hip = _translated_elsewhere(program, strategy, translations, earlier, ran)
             else:
                 row, hip = _translate_and_compile(program, strategy, archs, work, True)
                 if keep is not None and hip is not None:
@@ -509,7 +532,7 @@ def run_bench(
         "archs": list(archs),
         "runs": runs,
         "parallel_runs": parallel_runs,
-        "environment": _environment(),
+        "environment": _environment(run_report),
         "totals": totals,
         "per_domain": _totals(rows, "domain"),
         "per_hazard": _totals(rows, "hazard"),

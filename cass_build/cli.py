@@ -160,6 +160,12 @@ def _build_parser() -> argparse.ArgumentParser:
     be.add_argument("--name", help="report name (default: the directory's name)")
     be.add_argument("--no-gpu", action="store_true", help="translate and compile only")
     be.add_argument(
+        "--run-report",
+        type=Path,
+        metavar="JSON",
+        help="take the GPU run columns from this report (with --translations)",
+    )
+    be.add_argument(
         "--parallel-runs",
         type=int,
         default=1,
@@ -549,6 +555,7 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
         translations=args.translations,
         compile_report=args.compile_report,
         parallel_runs=args.parallel_runs,
+        run_report=args.run_report,
     )
     for strategy, t in doc["totals"].items():
         print(
