@@ -259,7 +259,7 @@ public:
                     }
                 case kOpen:
                     CASS_PUNCT(idx, 1);
-                    stack_.push_back(Open{idx, static_cast<char>(c)});
+                    push_open(idx, static_cast<char>(c));
                     break;
                 case kClose:
                     CASS_PUNCT(idx, 1);
@@ -314,7 +314,7 @@ public:
                         i = b + 3;
                         ++launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchOpen, 0);
-                        stack_.push_back(Open{idx, '<'});
+                        push_open(idx, '<');
                         visit.push_back(idx);
                         break;
                     }
@@ -426,7 +426,7 @@ private:
     std::size_t n_;
     const Table* table_;
     Scan& out_;
-    std::vector<Open> stack_;
+    std::vector<Open> stack_;          // open brackets and launches, innermost last
     std::size_t cap_ = 0;              // tokens out_.toks has room for
     std::vector<std::int32_t> slots_;  // symbols by hash, open addressing; -1 = empty
     std::size_t mask_ = 0;
@@ -615,6 +615,12 @@ private:
             }
         }
         return k > n_ ? n_ : k;
+    }
+
+    // Inlined in the loop (vector::push_back alone is not, in a function this big).
+    void push_open(int idx, char c) {
+        if (stack_.size() == stack_.capacity()) stack_.reserve(stack_.size() * 2);
+        stack_.push_back(Open{idx, c});
     }
 
     void close(Tok* toks, int idx, char c) {

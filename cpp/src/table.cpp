@@ -40,14 +40,24 @@ inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+inline std::uint32_t tag_of(std::uint64_t h, bool include) {
+    return (static_cast<std::uint32_t>(h >> 32) & ~1U) | (include ? 1U : 0U);
+}
+
 }  // namespace
 
 Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     : entries_(std::move(entries)), families_(std::move(families)) {
     std::size_t cap = 16;
     while (cap < entries_.size() * 2 + 1) cap <<= 1;
-    slots_.assign(cap, -1);
+    slots_.assign(cap, Slot{0, -1});
     mask_ = cap - 1;
+    key_at_.reserve(entries_.size() + 1);
+    for (const Entry& e : entries_) {
+        key_at_.push_back(static_cast<std::uint32_t>(keys_.size()));
+        keys_ += e.cuda;
+    }
+    key_at_.push_back(static_cast<std::uint32_t>(keys_.size()));
     for (Entry& e : entries_) {
         if (e.cuda.find("ballot") != std::string::npos || e.cuda == "__activemask")
             e.traits |= kBallot;
@@ -58,13 +68,15 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     for (std::size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
         const bool include = e.kind == Kind::Include;
-        std::uint64_t slot = hash_name(e.cuda, include) & mask_;
-        while (slots_[slot] >= 0) {
-            const Entry& other = entries_[static_cast<std::size_t>(slots_[slot])];
-            if (other.cuda == e.cuda && (other.kind == Kind::Include) == include) break;
+        const std::uint64_t h = hash_name(e.cuda, include);
+        const std::uint32_t tag = tag_of(h, include);
+        std::uint64_t slot = h & mask_;
+        while (slots_[slot].entry >= 0) {
+            const Entry& other = entries_[static_cast<std::size_t>(slots_[slot].entry)];
+            if (slots_[slot].tag == tag && other.cuda == e.cuda) break;  // a duplicate: first wins
             slot = (slot + 1) & mask_;
         }
-        if (slots_[slot] < 0) slots_[slot] = static_cast<std::int32_t>(i);
+        if (slots_[slot].entry < 0) slots_[slot] = Slot{tag, static_cast<std::int32_t>(i)};
         if (!e.cuda.empty()) {
             const std::uint32_t bit = filter_bit(e.cuda);
             filter_[bit >> 6] |= 1ULL << (bit & 63U);
@@ -92,12 +104,20 @@ const Entry* Table::find(std::string_view name, bool include) const {
     if (slots_.empty() || name.empty()) return nullptr;
     const std::uint32_t bit = filter_bit(name);
     if ((filter_[bit >> 6] & (1ULL << (bit & 63U))) == 0) return nullptr;
-    std::uint64_t slot = hash_name(name, include) & mask_;
+    const std::uint64_t h = hash_name(name, include);
+    const std::uint32_t tag = tag_of(h, include);
+    std::uint64_t slot = h & mask_;
     while (true) {
-        const std::int32_t idx = slots_[slot];
-        if (idx < 0) return nullptr;
-        const Entry& e = entries_[static_cast<std::size_t>(idx)];
-        if (e.cuda == name && (e.kind == Kind::Include) == include) return &e;
+        const Slot s = slots_[slot];
+        if (s.entry < 0) return nullptr;
+        if (s.tag == tag) {
+            const auto i = static_cast<std::size_t>(s.entry);
+            const std::size_t at = key_at_[i];
+            if (key_at_[i + 1] - at == name.size() &&
+                std::memcmp(keys_.data() + at, name.data(), name.size()) == 0) {
+                return &entries_[i];
+            }
+        }
         slot = (slot + 1) & mask_;
     }
 }

@@ -80,7 +80,15 @@ private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
     std::vector<std::string> members_;  // the member halves of Member rows
-    std::vector<std::int32_t> slots_;   // open addressing; -1 = empty
+    // Open addressing on (hash tag, entry), with the keys back to back in one
+    // string: a lookup that misses touches no Entry, and one that hits, one.
+    struct Slot {
+        std::uint32_t tag;   // high bits of the hash; bit 0: an include path
+        std::int32_t entry;  // -1 = empty
+    };
+    std::vector<Slot> slots_;
+    std::string keys_;                   // every entry's key, back to back
+    std::vector<std::uint32_t> key_at_;  // entry i's key is keys_[key_at_[i], key_at_[i + 1])
     // A one-hash filter on (length, first, second, last byte): most identifiers
     // in real code (i, float, return, ...) are rejected without hashing them.
     std::vector<std::uint64_t> filter_ = std::vector<std::uint64_t>(1024, 0);
