@@ -327,7 +327,8 @@ DATASET_FIXTURES = ("a04_matmul_tiled", "b01_warp_reduce_sum")
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+def dataset_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], str]:
+    """``cass dataset asm`` over two fixture programs, once: the records and the summary."""
     root = tmp_path_factory.mktemp("asm-dataset")
     corpus = root / "corpus"
     corpus.mkdir()
@@ -338,8 +339,14 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         shutil.copy(PROGRAMS / f"{name}.cu", corpus)
     out = root / "asm.jsonl"
     argv = ["dataset", "asm", str(corpus), "-o", str(out), "--offload-arch", ",".join(AMD), "-q"]
-    assert main(argv) == 0
-    return [json.loads(line) for line in out.read_text().splitlines()]
+    assert main([*argv, "--summary", str(root / "summary.md")]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    return records, (root / "summary.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def dataset(dataset_run: tuple[list[dict[str, Any]], str]) -> list[dict[str, Any]]:
+    return dataset_run[0]
 
 
 def test_dataset_records_every_kernel_on_every_target(dataset: list[dict[str, Any]]) -> None:
@@ -377,3 +384,13 @@ def test_dataset_warp_code_is_wave32_or_wave64(dataset: list[dict[str, Any]]) ->
     for arch in AMD:
         counts = record["meta"]["resources"][arch]["instructions"]
         assert counts["cross_lane"] >= 1, arch  # the shuffles became ds_bpermute or DPP
+
+
+def test_dataset_summary_counts_every_target(
+    dataset_run: tuple[list[dict[str, Any]], str],
+) -> None:
+    dataset, summary = dataset_run
+    assert f"{len(dataset)} kernel record(s) from 2 of 2 file(s)" in summary
+    for target in ALL:
+        row = next(ln for ln in summary.splitlines() if ln.startswith(f"| {target} |"))
+        assert row.split("|")[2].strip() == str(len(dataset)), row

@@ -52,14 +52,23 @@ def resources_for(
         if cuda_path is not None:
             try:
                 nv = parse_nvidia(sm)
-                build.targets.append(nvidia_asm(Path(cuda_path).resolve(), nv, work))
+                cuda = Path(cuda_path).resolve()
+                build.targets.append(
+                    nvidia_asm(cuda, nv, work, include_dirs=[cuda.parent], flags=["-std=c++17"])
+                )
             except CassError as exc:
                 build.failures[sm] = exc
         for arch in archs:
             try:
                 gfx = parse_amd(arch)
                 build.targets.append(
-                    amd_asm(hip.resolve(), gfx, work, include_dirs=[hip.resolve().parent])
+                    amd_asm(
+                        hip.resolve(),
+                        gfx,
+                        work,
+                        include_dirs=[hip.resolve().parent],
+                        flags=["-std=c++17"],
+                    )
                 )
             except CassError as exc:
                 build.failures[arch] = exc

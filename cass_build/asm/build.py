@@ -66,10 +66,14 @@ def build_file(
     backend: str = "auto",
     include_dirs: Sequence[Path] = (),
     defines: Sequence[str] = (),
+    std: str = "c++17",
     jobs: int = 2,
 ) -> Build:
     """Compile ``source`` for every target; raises only for an unreadable or
-    untranslatable source (a CassError), never for one target's failure."""
+    untranslatable source (a CassError), never for one target's failure.
+
+    Both sides compile with ``-std=<std>`` (nvcc 13's default is C++17, Debian's hipcc's
+    C++11), so a source means the same thing to both compilers."""
     source = Path(source)
     cuda = source.read_text(encoding="utf-8", errors="replace")
     with tempfile.TemporaryDirectory(prefix="cass-asm-") as name:
@@ -78,17 +82,18 @@ def build_file(
         hip_dir.mkdir()
         hip_path, hip = translate_hip(source, hip_dir) if amd else (work / "unused.hip", "")
         includes = [*include_dirs, source.resolve().parent]
+        flags = [f"-std={std}"] if std else []
         build = Build(source, cuda, hip)
 
         def one(arch: NvidiaArch | AmdArch) -> TargetAsm:
             if isinstance(arch, NvidiaArch):
                 return nvidia_asm(
                     source.resolve(), arch, work, include_dirs=includes, defines=defines,
-                    shown=source,
+                    flags=flags, shown=source,
                 )  # fmt: skip
             return amd_asm(
                 hip_path, arch, work, backend=backend, include_dirs=[hip_dir, *includes],
-                defines=defines, shown=source,
+                defines=defines, flags=flags, shown=source,
             )  # fmt: skip
 
         archs: list[NvidiaArch | AmdArch] = [*nvidia, *amd]

@@ -54,8 +54,14 @@ def _target_options(p: argparse.ArgumentParser) -> None:
         help="clang: hipcc -S; llvm: clang's bitcode lowered by llvmlite's LLVM 22; auto: "
         "clang where it knows the target and has its device library (docs/asm.md)",
     )
-    p.add_argument("--block", type=int, default=256, help="threads per block for occupancy")
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--block", type=int, default=256, help="threads per block for occupancy (256)")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="targets compiled at once (default: the CPU count)",
+    )
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -121,6 +127,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     da.add_argument("inputs", nargs="+", type=Path, metavar="FILE.cu|DIR")
     da.add_argument("-o", "--output", type=Path, required=True, help="the JSONL file")
     da.add_argument("--limit", type=int, help="only the first N files")
+    da.add_argument(
+        "--summary",
+        type=Path,
+        metavar="FILE.md",
+        help="also write a Markdown summary per target (docs/asm.md)",
+    )
     da.add_argument("-q", "--quiet", action="store_true", help="no per-file progress")
     _target_options(da)
 
@@ -185,7 +197,7 @@ def run_asm(args: argparse.Namespace, err: TextIO) -> int:
         raise InputError(msg, hint="pass a CUDA source file")
     build = build_file(
         args.source, nvidia, amd, backend=args.amd_backend, include_dirs=args.include_dirs,
-        defines=args.defines, jobs=args.jobs,
+        defines=args.defines, std=args.std, jobs=args.jobs,
     )  # fmt: skip
     skipped = {
         t: exc
@@ -257,7 +269,8 @@ def run_dataset(args: argparse.Namespace, err: TextIO) -> int:
     nvidia, amd, _ = _targets(args)
     summary = write_dataset(
         args.inputs, args.output, nvidia, amd, progress=None if args.quiet else err,
-        limit=args.limit, backend=args.amd_backend, block=args.block, jobs=args.jobs,
+        limit=args.limit, backend=args.amd_backend, block=args.block, std=args.std,
+        jobs=args.jobs,
     )  # fmt: skip
     done = summary.files - len(summary.failed_files)
     print(
@@ -267,6 +280,16 @@ def run_dataset(args: argparse.Namespace, err: TextIO) -> int:
     )
     for target, count in sorted(summary.target_failures.items()):
         print(f"cass dataset: {target} failed for {count} file(s)", file=err)
+    if args.summary is not None:
+        import json
+
+        from ..sources import write_atomic
+        from .dataset import summary_markdown
+
+        with args.output.open(encoding="utf-8") as lines:
+            records = [json.loads(line) for line in lines]
+        title = f"# cass dataset asm: {' '.join(str(i) for i in args.inputs)}\n\n"
+        write_atomic(args.summary, (title + summary_markdown(records, summary)).encode())
     return EXIT_OK if summary.records or not summary.files else EXIT_FAILED
 
 

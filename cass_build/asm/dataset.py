@@ -8,6 +8,7 @@ One line per kernel (matched across vendors by mangled name)::
      "meta": {"cass_version": "...", "archs": {"nvidia": [...], "amd": [...]},
               "kinds": {"sm_90": "sass", ...}, "tools": {"sm_90": "nvcc 13.0 + ...", ...},
               "resources": {target: {...}}, "occupancy": {target: {...}}, "block": 256,
+              "flags": [{"target": ..., "reasons": [...], ...}],
               "missing": {target: "why this kernel has no listing there"}}}
 
 ``cuda`` and ``hip`` are whole translation units (a kernel needs its helpers and
@@ -30,7 +31,7 @@ from .build import build_file
 from .report import analyse
 from .targets import AmdArch, NvidiaArch
 
-__all__ = ["DatasetSummary", "corpus_files", "records_for", "write_dataset"]
+__all__ = ["DatasetSummary", "corpus_files", "records_for", "summary_markdown", "write_dataset"]
 
 
 @dataclass
@@ -67,10 +68,11 @@ def records_for(
     *,
     backend: str = "auto",
     block: int = 256,
+    std: str = "c++17",
     jobs: int = 2,
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The records of one file, and the targets that failed for it (with why)."""
-    build = build_file(path, nvidia, amd, backend=backend, jobs=jobs)
+    build = build_file(path, nvidia, amd, backend=backend, std=std, jobs=jobs)
     report = analyse(build, block=block)
     asked = [a.name for a in nvidia] + [a.name for a in amd]
     by_target = {t.target: t for t in build.targets}
@@ -106,6 +108,7 @@ def records_for(
                     "resources": {t: r.as_dict() for t, (r, _) in row.per_target.items()},
                     "occupancy": {t: o.as_dict() for t, (_, o) in row.per_target.items()},
                     "block": row.block,
+                    "flags": [f.as_dict() for f in row.flags],
                     "missing": missing,
                 },
             }
@@ -168,3 +171,62 @@ def write_dataset(
     finally:
         partial.unlink(missing_ok=True)
     return summary
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def summary_markdown(records: Sequence[dict[str, Any]], summary: DatasetSummary) -> str:
+    """A Markdown page about a dataset: per target, what was produced and how it fares."""
+    targets: list[str] = []
+    for record in records:
+        for name in (*record["meta"]["archs"]["nvidia"], *record["meta"]["archs"]["amd"]):
+            if name not in targets:
+                targets.append(name)
+    lines = [
+        f"{summary.records} kernel record(s) from {summary.files - len(summary.failed_files)} of "
+        f"{summary.files} file(s); {summary.complete} have a listing on every target.",
+        "",
+        "| target | kernels | median registers | spills or scratch | median occupancy "
+        "| flagged | files failed |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for target in targets:
+        figures = [
+            r["meta"]["resources"][target] for r in records if target in r["meta"]["resources"]
+        ]
+        occupancy = [r["meta"]["occupancy"][target]["effective"] for r in records
+                     if target in r["meta"]["occupancy"]]  # fmt: skip
+        regs = [f.get("registers", f.get("vgprs", 0)) for f in figures]
+        spilled = sum(
+            1 for f in figures
+            if f.get("stack", 0) or f.get("spill_stores", 0) or f.get("scratch", 0)
+            or f.get("vgpr_spills", 0)
+        )  # fmt: skip
+        flagged = sum(1 for r in records for f in r["meta"]["flags"] if f["target"] == target)
+        med_regs, med_occ = _median([float(x) for x in regs]), _median(occupancy)
+        lines.append(
+            f"| {target} | {len(figures)} | {'-' if med_regs is None else f'{med_regs:g}'} "
+            f"| {spilled} | {'-' if med_occ is None else f'{med_occ:.0%}'} | {flagged} "
+            f"| {summary.target_failures.get(target, 0)} |"
+        )
+    flags = [f for r in records for f in r["meta"]["flags"]]
+    if flags:
+        lines += ["", "Flagged kernels (AMD occupancy below half of the NVIDIA reference):", ""]
+        lines += ["| kernel | target | AMD | NVIDIA | reasons |", "|---|---|---|---|---|"]
+        for r in records:
+            for f in r["meta"]["flags"]:
+                lines.append(
+                    f"| `{r['source']}` {r['demangled'].replace('|', '/')} | {f['target']} "
+                    f"| {f['amd_effective']:.0%} | {f['nvidia_effective']:.0%} "
+                    f"| {'; '.join(f['reasons']).replace('|', '/')} |"
+                )
+    if summary.failed_files:
+        lines += ["", "Files with no record:", ""]
+        lines += [f"- `{name}`: {why}" for name, why in sorted(summary.failed_files.items())]
+    return "\n".join(lines) + "\n"
