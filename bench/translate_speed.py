@@ -455,9 +455,9 @@ def measure_stages(
     from cass_build import _core
     from cass_build.api import Translation
     from cass_build.diagnostics import SEVERITIES, Diagnostic
-    from cass_build.rules import RuleResult, _family_names, core_table
+    from cass_build.rules import RuleResult, _family_count, _family_names, core_table
     from cass_build.sources import _read_all, check_source, write_atomic
-    from cass_build.stats import FamilyCount, Stats
+    from cass_build.stats import Stats
 
     settings = _settings()
     pairs = _pairs(root, files, out_dir)
@@ -498,7 +498,7 @@ def measure_stages(
         )
         c5 = clock()
         family = _family_names()
-        stats = Stats({family[i]: FamilyCount(c, u) for i, c, u in counts}, lines, len(data))
+        stats = Stats({family[i]: _family_count(c, u) for i, c, u in counts}, lines, len(data))
         rule_result = RuleResult(out, diagnostics, stats)
         c6 = clock()
         result = Translation(

@@ -72,6 +72,21 @@ def _family_names() -> tuple[str, ...]:
     return tuple(f.name for f in load_tables())
 
 
+# FamilyCount is frozen, so equal counts can share one object: building a frozen
+# dataclass costs more than the rest of a small file's stats.
+_COUNTS: dict[tuple[int, int], FamilyCount] = {}
+
+
+def _family_count(converted: int, unconverted: int) -> FamilyCount:
+    key = (converted, unconverted)
+    found = _COUNTS.get(key)
+    if found is None:
+        if len(_COUNTS) >= 1 << 16:  # a long-lived process: keep it bounded
+            _COUNTS.clear()
+        found = _COUNTS[key] = FamilyCount(converted, unconverted)
+    return found
+
+
 def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
     """Translate UTF-8 CUDA source bytes with the tables."""
     from . import _core
@@ -91,5 +106,5 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
         SEVERITIES,
     )
     names = _family_names()
-    families = {names[i]: FamilyCount(conv, unconv) for i, conv, unconv in counts}
+    families = {names[i]: _family_count(conv, unconv) for i, conv, unconv in counts}
     return RuleResult(data, diagnostics, Stats(families, lines, len(source)))
