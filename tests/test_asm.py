@@ -244,3 +244,18 @@ def test_without_llvmlite(tmp_path: Path) -> None:
     assert lines[0] == (f"cass asm: error: {source}: cannot produce gfx942: it needs llvmlite, "
                         "which is not installed")  # fmt: skip
     assert lines[1].startswith("cass asm: hint: pip install 'cass-build[asm]'")
+
+
+def test_dataset_of_a_missing_corpus_is_one_line(tmp_path: Path) -> None:
+    err = io.StringIO()
+    missing = tmp_path / "no-corpus"
+    code = main(["dataset", "asm", str(missing), "-o", str(tmp_path / "x.jsonl")], err=err)
+    assert code == 2
+    assert err.getvalue().splitlines()[0] == f"cass: error: {missing}: no such file or directory"
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_dataset_needs_a_kind() -> None:
+    err = io.StringIO()
+    assert main(["dataset"], err=err) == 2
+    assert err.getvalue().startswith("cass: error: cass dataset: name a dataset kind: asm\n")

@@ -56,6 +56,12 @@ def _target_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--block", type=int, default=256, help="threads per block for occupancy (256)")
     p.add_argument(
+        "--std",
+        default="c++17",
+        metavar="STD",
+        help="C++ dialect for both compilers (default c++17, nvcc 13's own)",
+    )
+    p.add_argument(
         "-j",
         "--jobs",
         type=int,
