@@ -120,6 +120,8 @@ def test_sass_classes(mnemonic: str, cls: str) -> None:
     ("mnemonic", "operands", "cls"),
     [
         ("v_fmac_f32_e32", "v1, v2, v3", "fp32"),
+        ("v_dual_fmac_f32", "v0, v1, v2 :: v_dual_mov_b32 v3, 0", "fp32"),
+        ("v_dual_mov_b32", "v2, 0 :: v_dual_add_nc_u32 v1, s33, v0", "move"),
         ("v_fma_f64", "v[0:1], v[2:3], v[4:5], v[6:7]", "fp64"),
         ("v_pk_fma_f16", "v0, v1, v2, v3", "fp16"),
         ("v_mfma_f32_32x32x8f16", "a[0:15], v[0:1], v[2:3], a[0:15]", "matrix"),

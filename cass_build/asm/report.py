@@ -304,6 +304,7 @@ text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:
 .flag{color:#a40000}.listings{display:flex;gap:8px;overflow-x:auto}
 .listings pre{font:12px/1.3 monospace;background:#f8f8f8;border:1px solid #ddd;padding:6px;
 max-height:40em;overflow:auto;min-width:22em}.note{color:#666}code{font-size:12px}
+h1 code,h2 code{font-size:inherit}td.l,th.l{text-align:left}
 """
 
 
@@ -340,12 +341,12 @@ def render_html(report: Report) -> str:
         f"<p>{len(report.kernels)} kernel(s); occupancy at {report.block} threads per block"
         + (f" and {report.dynamic_shared} B dynamic shared memory" if report.dynamic_shared else "")
         + f"; flagged below {report.ratio:g}x the NVIDIA reference.</p>",
-        "<table><tr><th>target</th><th>listing</th><th>tools</th></tr>",
+        '<table><tr><th>target</th><th>listing</th><th class="l">tools</th></tr>',
     ]
     for t in report.targets:
         notes = "".join(f'<br><span class="note">{e(n)}</span>' for n in t.notes)
         out.append(f"<tr><td>{e(t.target)}</td><td>{e(t.kind)}</td>"
-                   f'<td style="text-align:left">{e(t.tool)}{notes}</td></tr>')  # fmt: skip
+                   f'<td class="l">{e(t.tool)}{notes}</td></tr>')  # fmt: skip
     for failed, err in report.errors.items():
         out.append(f'<tr><td>{e(failed)}</td><td>error</td><td class="flag" '
                    f'style="text-align:left">{e(err)}</td></tr>')  # fmt: skip

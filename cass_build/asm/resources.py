@@ -7,7 +7,7 @@ once, whatever the loops do), sorted by what the instruction does:
 ==============  ===================================  ===========================================
 class           NVIDIA SASS                          AMDGPU
 ==============  ===================================  ===========================================
-fp32            FADD FMUL FFMA FSETP FMNMX ...       v_*_f32, v_dual_*
+fp32            FADD FMUL FFMA FSETP FMNMX ...       v_*_f32 (a v_dual_* pair by its first half)
 fp64            DADD DMUL DFMA DSETP ...             v_*_f64
 fp16            HADD2 HFMA2 HMUL2 ...                v_*_f16, v_*_bf16, v_pk_*_f16
 transcendental  MUFU                                 v_exp/log/rcp/rsq/sqrt/sin/cos_*
@@ -266,7 +266,8 @@ def amdgpu_class(mnemonic: str, operands: str = "") -> str:
     if _TRANSCENDENTAL.match(m):
         return "transcendental"
     if m.startswith("v_dual_"):
-        return "fp32"
+        # A VOPD pair (RDNA3+: "v_dual_mov_b32 ... :: v_dual_add_f32 ..."): its first half.
+        return amdgpu_class("v_" + m.removeprefix("v_dual_"))
     if re.search(r"_f64(_|$)", m):
         return "fp64"
     if re.search(r"_(b?f16|f16x2)(_|$)", m):
