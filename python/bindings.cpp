@@ -105,11 +105,19 @@ py::tuple translate_result(const py::bytes& source, const cass::Table& table, in
     opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
     opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
     cass::Result r;
+    py::bytes text;
     {
         py::gil_scoped_release release;
-        r = cass::translate(src, table, opt);
+        // The output goes straight into the bytes object returned, allocated
+        // (with the GIL) once its size is known.
+        r = cass::translate(src, table, opt, [&text](std::size_t size) {
+            py::gil_scoped_acquire acquire;
+            text = py::reinterpret_steal<py::bytes>(
+                PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size)));
+            if (!text) throw py::error_already_set();
+            return PyBytes_AS_STRING(text.ptr());
+        });
     }
-    py::bytes text(r.text);
     py::list diags(r.diagnostics.size());
     std::vector<std::pair<std::string, py::object>> rules;  // "inline-ptx" -> "cass-inline-ptx"
     for (std::size_t k = 0; k < r.diagnostics.size(); ++k) {

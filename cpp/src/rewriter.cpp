@@ -1078,7 +1078,7 @@ void Rewriter::walk() {
     }
 }
 
-Result Rewriter::run() {
+Result Rewriter::run(const OutputBuffer* output) {
     for (const int i : scan_.decls) note_declaration(i);
     scan_loops();
     walk();
@@ -1090,7 +1090,8 @@ Result Rewriter::run() {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
     });
     Result r;
-    // Two passes: the size of the output, then the bytes, copied straight in.
+    // Two passes: the size of the output, then the bytes, copied straight in
+    // (into the caller's buffer when it gives one: a Python bytes object, say).
     std::size_t size = 0;
     std::uint32_t cursor = 0;
     for (const Edit& e : edits_) {
@@ -1099,8 +1100,13 @@ Result Rewriter::run() {
         cursor = e.end;
     }
     size += s_.size() - cursor;
-    r.text.resize(size);
-    char* out = r.text.data();
+    char* out = nullptr;
+    if (output != nullptr) {
+        out = (*output)(size);
+    } else {
+        r.text.resize(size);
+        out = r.text.data();
+    }
     cursor = 0;
     for (const Edit& e : edits_) {
         if (e.begin < cursor) continue;
@@ -1120,7 +1126,12 @@ Result Rewriter::run() {
 }  // namespace detail
 
 Result translate(std::string_view source, const Table& table, const Options& options) {
-    return detail::Rewriter(source, table, options).run();
+    return detail::Rewriter(source, table, options).run(nullptr);
+}
+
+Result translate(std::string_view source, const Table& table, const Options& options,
+                 const OutputBuffer& output) {
+    return detail::Rewriter(source, table, options).run(&output);
 }
 
 }  // namespace cass

@@ -54,7 +54,7 @@ struct Loop {
 class Rewriter {
 public:
     Rewriter(std::string_view src, const Table& table, const Options& options);
-    Result run();
+    Result run(const OutputBuffer* output);
 
     // --- token navigation ---------------------------------------------------
     [[nodiscard]] std::string_view text(int i) const { return toks_[i].text(s_); }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,13 @@ struct Result {
 
 // Thread-safe: `table` is only read.
 Result translate(std::string_view source, const Table& table, const Options& options);
+
+// Called once with the output's size; returns where to write that many bytes.
+using OutputBuffer = std::function<char*(std::size_t)>;
+
+// translate(), writing the output where `output` says instead of into
+// Result::text (left empty): into a Python bytes object, without a copy.
+Result translate(std::string_view source, const Table& table, const Options& options,
+                 const OutputBuffer& output);
 
 }  // namespace cass
