@@ -149,15 +149,36 @@ class Row:
         return None
 
 
+#: Include prefixes of CUDA libraries, and the header their HIP counterpart installs.
+_INCLUDED_LIBRARIES = (
+    (b"thrust/", "thrust/version.h", "rocThrust"),
+    (b"cub/", "hipcub/hipcub.hpp", "hipCUB"),
+    (b"cublas", "hipblas/hipblas.h", "hipBLAS"),
+    (b"cufft", "hipfft/hipfft.h", "hipFFT"),
+    (b"curand", "hiprand/hiprand.h", "hipRAND"),
+    (b"cusparse", "hipsparse/hipsparse.h", "hipSPARSE"),
+    (b"cusolver", "hipsolver/hipsolver.h", "hipSOLVER"),
+)
+
+
 def _missing_library(program: Program, include_root: Path | None) -> str | None:
+    """Why this program cannot be compiled for AMD here, if a HIP library is missing."""
+    import re
+
+    roots = [r for r in (include_root, Path("/opt/rocm/include"), Path("/usr/include")) if r]
+
+    def installed(header: str) -> bool:
+        return any((r / header).is_file() for r in roots)
+
     for lib in program.libs:
         header = HIP_LIBRARY_HEADERS.get(lib)
-        if header is None:
-            continue
-        roots = [include_root] if include_root else []
-        roots += [Path("/opt/rocm/include"), Path("/usr/include")]
-        if not any((r / header).is_file() for r in roots if r):
+        if header is not None and not installed(header):
             return f"{header} is not installed here"
+    text = b"".join(p.read_bytes() for p in sorted(program.directory.glob("*")) if p.is_file())
+    included = re.findall(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', text, re.M)
+    for prefix, header, name in _INCLUDED_LIBRARIES:
+        if any(inc.startswith(prefix) for inc in included) and not installed(header):
+            return f"{name} ({header}) is not installed here"
     return None
 
 
@@ -206,6 +227,11 @@ def _translate_and_compile(
             first = failed[-1]
             row.compile_note = first.messages[0] if first.messages else first.reason
     return row, target
+
+
+def _field(report: Path, key: str, default: int) -> int:
+    value = json.loads(report.read_text(encoding="utf-8")).get(key, default)
+    return int(value)
 
 
 def _safe(strategy: str) -> str:
@@ -530,8 +556,10 @@ def run_bench(
         "command": command or shlex.join(["cass", *sys.argv[1:]]),
         "root": str(root),
         "archs": list(archs),
-        "runs": runs,
-        "parallel_runs": parallel_runs,
+        "runs": runs if run_report is None else _field(run_report, "runs", runs),
+        "parallel_runs": parallel_runs
+        if run_report is None
+        else _field(run_report, "parallel_runs", parallel_runs),
         "environment": _environment(run_report),
         "totals": totals,
         "per_domain": _totals(rows, "domain"),

@@ -60,6 +60,20 @@ class Strategy(Protocol):
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate: ...
 
 
+def _core_stamp() -> str:
+    """The C++ core's file identity: a rebuilt core may translate differently."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("cass_build._core")
+    if spec is None or not spec.origin:
+        return "-"
+    try:
+        st = Path(spec.origin).stat()
+    except OSError:
+        return "-"
+    return f"{spec.origin}:{st.st_size}:{st.st_mtime_ns}"
+
+
 class RulesStrategy:
     name = "rules"
 
@@ -69,7 +83,7 @@ class RulesStrategy:
     def fingerprint(self) -> str:
         from .tables import tables_digest
 
-        return "rules:" + tables_digest()
+        return f"rules:{tables_digest()}:{_core_stamp()}"
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from .rules import translate_bytes
