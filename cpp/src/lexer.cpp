@@ -105,28 +105,38 @@ inline const char* ident_end(const char* p) {
 }
 inline bool is_digit(unsigned char c) { return kClass[c] == 2; }
 
-// Identifiers hash a word at a time; the zero padding after the source makes
-// reading a whole word past a short name's end safe. For names of up to eight
-// bytes the hash is a bijection of the name, so equal hashes mean equal names.
+// A name's key: names of up to eight bytes are their own key (read as one
+// word, which the zero padding after the source makes safe), longer ones a
+// hash. Most names are short, so most lookups compare one word.
 inline std::uint64_t mix(std::uint64_t h) {
     h *= 0x9e3779b97f4a7c15ULL;
     h ^= h >> 31;
     return h;
 }
 
-inline std::uint64_t hash_name(const char* p, std::size_t len) {
-    if (len <= 8) return mix(load64(p) & (~0ULL >> (64 - 8 * len)));
+inline std::uint64_t name_key(const char* p, std::size_t len) {
+    if (len <= 8) return load64(p) & (~0ULL >> (64 - 8 * len));
     std::uint64_t h = mix(load64(p) ^ len);
     std::size_t k = 8;
     for (; k + 8 < len; k += 8) h = mix(h ^ load64(p + k));
     return mix(h ^ load64(p + len - 8));
 }
 
+// Whether two names of `len` bytes with the same key are the same name.
 inline bool same_name(const char* a, const char* b, std::size_t len) {
-    if (len <= 8) return true;  // equal hashes and lengths: see hash_name
+    if (len <= 8) return true;  // the key is the name
     if (len <= 16) return load64(a) == load64(b) && load64(a + len - 8) == load64(b + len - 8);
     return std::memcmp(a, b, len) == 0;
 }
+
+// One slot of the per-file name table: everything the lexer needs of a name
+// it has seen, in one 16-byte read.
+struct NameSlot {
+    std::uint64_t key;
+    std::int32_t sym;     // -1 = empty
+    std::uint16_t len;    // the name's length, 0xFFFF for 65535 and more
+    std::uint16_t flags;  // the symbol's SymbolFlags
+};
 
 class Scanner {
 public:
@@ -139,8 +149,8 @@ public:
         out_.syms.reserve(1024);
         stack_.reserve(256);
         if (table_ != nullptr) {
-            slots_.assign(1024, -1);
-            mask_ = slots_.size() - 1;
+            slots_.assign(1024, NameSlot{0, -1, 0, 0});
+            shift_ = 64 - 10;
         }
     }
 
@@ -224,9 +234,9 @@ public:
                             word == "include" || word == "include_next" || word == "import";
                     }
                     if (table_ != nullptr) {
-                        const int sym = intern(s + b, k - b);
-                        toks[idx].link = sym;
-                        const std::uint16_t f = out_.syms[static_cast<std::size_t>(sym)].flags;
+                        const NameSlot name = intern(s + b, k - b);
+                        toks[idx].link = name.sym;
+                        const std::uint16_t f = name.flags;
                         if ((f & (kSymVisit | kSymMember)) != 0) visit.push_back(idx);
                         if ((f & kSymFor) != 0) out_.fors.push_back(idx);
                         if (before >= 0 && toks[before].kind == TokenKind::Identifier) {
@@ -426,10 +436,10 @@ private:
     std::size_t n_;
     const Table* table_;
     Scan& out_;
-    std::vector<Open> stack_;          // open brackets and launches, innermost last
-    std::size_t cap_ = 0;              // tokens out_.toks has room for
-    std::vector<std::int32_t> slots_;  // symbols by hash, open addressing; -1 = empty
-    std::size_t mask_ = 0;
+    std::vector<Open> stack_;         // open brackets and launches, innermost last
+    std::size_t cap_ = 0;             // tokens out_.toks has room for
+    std::vector<NameSlot> slots_;     // the file's names, open addressing
+    unsigned shift_ = 0;              // 64 - log2(slots_.size())
     std::uint8_t literal_flags_ = 0;  // kUnterminated when the last literal scanned was cut off
 
     // Twice the room for tokens; returns where they now are.
@@ -636,45 +646,56 @@ private:
         }
     }
 
-    int intern(const char* p, std::size_t len) {
-        const std::uint64_t h = hash_name(p, len);
-        std::size_t slot = (h ^ (h >> 32)) & mask_;
-        while (true) {
-            const std::int32_t sym = slots_[slot];
-            if (sym < 0) return add_symbol(p, len, h, slot);
-            const Symbol& y = out_.syms[static_cast<std::size_t>(sym)];
-            if (y.hash == h && y.len == len && same_name(s_ + y.begin, p, len)) return sym;
-            slot = (slot + 1) & mask_;
+    [[nodiscard]] std::size_t slot_of(std::uint64_t key) const {
+        return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> shift_);
+    }
+
+    NameSlot intern(const char* p, std::size_t len) {
+        const std::uint64_t key = name_key(p, len);
+        const auto len16 = static_cast<std::uint16_t>(len < 0xFFFF ? len : 0xFFFF);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = slot_of(key);; i = (i + 1) & mask) {
+            const NameSlot& z = slots_[i];
+            if (z.sym < 0) return add_symbol(p, len, key, i);
+            if (z.key == key && z.len == len16 &&
+                (len <= 8 ||
+                 (out_.syms[static_cast<std::size_t>(z.sym)].len == len &&
+                  same_name(s_ + out_.syms[static_cast<std::size_t>(z.sym)].begin, p, len)))) {
+                return z;
+            }
         }
     }
 
     // A name seen for the first time in this file (a few hundred per file).
-    [[gnu::noinline]] int add_symbol(const char* p, std::size_t len, std::uint64_t h,
-                                     std::size_t slot) {
+    [[gnu::noinline]] NameSlot add_symbol(const char* p, std::size_t len, std::uint64_t key,
+                                          std::size_t slot) {
         const int sym = static_cast<int>(out_.syms.size());
-        out_.syms.push_back(classify(std::string_view(p, len), h));
-        slots_[slot] = sym;
+        out_.syms.push_back(classify(std::string_view(p, len)));
+        const NameSlot z{key, sym, static_cast<std::uint16_t>(len < 0xFFFF ? len : 0xFFFF),
+                         out_.syms.back().flags};
+        slots_[slot] = z;
         if (out_.syms.size() * 2 > slots_.size()) grow();
-        return sym;
+        return z;
     }
 
     void grow() {
-        slots_.assign(slots_.size() * 2, -1);
-        mask_ = slots_.size() - 1;
-        for (std::size_t k = 0; k < out_.syms.size(); ++k) {
-            const std::uint64_t h = out_.syms[k].hash;
-            std::size_t slot = (h ^ (h >> 32)) & mask_;
-            while (slots_[slot] >= 0) slot = (slot + 1) & mask_;
-            slots_[slot] = static_cast<std::int32_t>(k);
+        std::vector<NameSlot> old(slots_.size() * 2, NameSlot{0, -1, 0, 0});
+        old.swap(slots_);
+        --shift_;
+        const std::size_t mask = slots_.size() - 1;
+        for (const NameSlot& z : old) {
+            if (z.sym < 0) continue;
+            std::size_t i = slot_of(z.key);
+            while (slots_[i].sym >= 0) i = (i + 1) & mask;
+            slots_[i] = z;
         }
     }
 
     // What the table and the hazard scanners make of a name, worked out at its first use.
-    Symbol classify(std::string_view w, std::uint64_t h) const {
+    Symbol classify(std::string_view w) const {
         Symbol y{};
         y.begin = static_cast<std::uint32_t>(w.data() - s_);
         y.len = static_cast<std::uint32_t>(w.size());
-        y.hash = h;
         y.entry = table_->find(w, false);
         y.var_type = -1;
         y.location = -1;

@@ -77,7 +77,6 @@ enum SymbolFlags : std::uint16_t {
 struct Symbol {
     std::uint32_t begin;  // its first occurrence
     std::uint32_t len;
-    std::uint64_t hash;
     const Entry* entry;
     std::int32_t var_type;  // `cudaFoo name`: the symbol of cudaFoo, a table type; or -1
     std::int32_t location;  // `cudaMemLocation name = {...}`: the '{', or -1
