@@ -215,30 +215,51 @@ function(_cass_default_hip_architectures)
   set(CMAKE_HIP_ARCHITECTURES "${archs}" CACHE STRING "AMD GPU architectures to compile for")
 endfunction()
 
+# The interpreter whose cass_build installed this very file comes first: a venv's
+# python3 next to its site-packages, else Python_EXECUTABLE, Python3_EXECUTABLE or
+# python3 on PATH. Any interpreter that imports cass_build will do after that.
 function(_cass_find_python)
   if(CASS_PYTHON_EXECUTABLE)
     return()
   endif()
+  # <prefix>/lib/pythonX.Y/site-packages/cass_build/share/cmake/CASS
+  get_filename_component(prefix "${_CASS_FUNCTIONS_DIR}/../../../../../../.." ABSOLUTE)
   find_program(python3 NAMES python3 python NO_CACHE)
   set(candidates)
-  foreach(candidate IN ITEMS "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}" "${python3}")
-    if(candidate AND EXISTS "${candidate}")
+  foreach(candidate IN ITEMS "${prefix}/bin/python3" "${Python_EXECUTABLE}"
+                             "${Python3_EXECUTABLE}" "${python3}")
+    if(candidate AND EXISTS "${candidate}" AND NOT candidate IN_LIST candidates)
       list(APPEND candidates "${candidate}")
     endif()
   endforeach()
+  get_filename_component(here "${_CASS_FUNCTIONS_DIR}" REALPATH)
+  set(fallback "")
   foreach(candidate IN LISTS candidates)
     # The real interpreter, not a shim script: it starts once per translated file.
     execute_process(
-      COMMAND "${candidate}" -c "import sys, cass_build; print(sys.executable)"
-      RESULT_VARIABLE rc OUTPUT_VARIABLE exe ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
-    if(rc EQUAL 0 AND EXISTS "${exe}")
-      set(CASS_PYTHON_EXECUTABLE "${exe}" CACHE FILEPATH "Python that runs cass translate")
-      return()
+      COMMAND "${candidate}" -c
+              "import sys, cass_build; print(sys.executable); print(cass_build.get_cmake_dir())"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT rc EQUAL 0)
+      continue()
+    endif()
+    string(REPLACE "\n" ";" out "${out}")
+    list(GET out 0 exe)
+    list(GET out -1 dir)
+    get_filename_component(dir "${dir}" REALPATH)
+    if(dir STREQUAL here)
+      set(fallback "${exe}")
+      break()
+    elseif(NOT fallback)
+      set(fallback "${exe}")
     endif()
   endforeach()
-  message(FATAL_ERROR
-    "CASS: no Python interpreter imports cass_build (tried: ${candidates}); "
-    "set CASS_PYTHON_EXECUTABLE")
+  if(NOT fallback)
+    message(FATAL_ERROR
+      "CASS: no Python interpreter imports cass_build (tried: ${candidates}); "
+      "set CASS_PYTHON_EXECUTABLE")
+  endif()
+  set(CASS_PYTHON_EXECUTABLE "${fallback}" CACHE FILEPATH "Python that runs cass translate")
 endfunction()
 
 # ---------------------------------------------------------------------------
@@ -406,7 +427,11 @@ endfunction()
 function(_cass_translate_source target abs out_var)
   _cass_roots(root out_root)
   cmake_path(IS_PREFIX root "${abs}" NORMALIZE inside)
+  # k.cu -> k.hip; a translated k.cpp -> k.cpp.hip, apart from a k.cu beside it.
   get_filename_component(stem "${abs}" NAME_WLE)
+  if(NOT abs MATCHES "\\.cu$")
+    get_filename_component(stem "${abs}" NAME)
+  endif()
   if(inside)
     file(RELATIVE_PATH rel "${root}" "${abs}")
     get_filename_component(rel_dir "${rel}" DIRECTORY)
@@ -454,7 +479,6 @@ function(_cass_translate_source target abs out_var)
             "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
             "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
             "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
-            --quiet
     DEPENDS "${abs}"
     DEPFILE "${out}.d"
     COMMENT "CASS translating ${rel}"

@@ -342,3 +342,30 @@ def test_editing_a_header_recompiles_exactly_its_dependents(app: App) -> None:
     compiled = set(re.findall(r"Building HIP object \S+/(\w+)\.hip\.o", planned))
     assert compiled == {"reduce", "histogram"}, planned
     assert "CASS translating" not in planned
+
+
+@pytest.mark.slow
+@needs_hip
+def test_cass_translate_property_opts_files_in_and_out(tmp_path: Path) -> None:
+    """Configure only: a portable .cu compiles as HIP untouched, a .cpp can be translated."""
+    assert CMAKE is not None and NINJA is not None
+    src = tmp_path / "mixed"
+    src.mkdir()
+    for name in ("kernel.cu", "portable.cu", "host.cpp", "plain.cpp"):
+        (src / name).write_text("int f() { return 0; }\n")
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(mixed LANGUAGES CXX)\n"
+        "find_package(CASS CONFIG REQUIRED)\n"
+        "set_source_files_properties(portable.cu PROPERTIES CASS_TRANSLATE OFF)\n"
+        "set_source_files_properties(host.cpp PROPERTIES CASS_TRANSLATE ON)\n"
+        "cass_add_library(mixed STATIC VERIFY none kernel.cu portable.cu host.cpp plain.cpp)\n"
+    )
+    build = tmp_path / "build"
+    _configure(src, build, CMAKE)
+    planned = ok(run([NINJA, "-C", str(build), "-n"], build))
+    assert set(re.findall(r"CASS translating (\S+)", planned)) == {"kernel.cu", "host.cpp"}
+    assert "Building HIP object CMakeFiles/mixed.dir/portable.cu.o" in planned
+    assert "Building HIP object CMakeFiles/mixed.dir/cass/host.cpp.hip.o" in planned
+    assert "Building HIP object CMakeFiles/mixed.dir/cass/kernel.hip.o" in planned
+    assert "Building CXX object CMakeFiles/mixed.dir/plain.cpp.o" in planned
+    assert "--verify none" in ok(run([NINJA, "-C", str(build), "-t", "commands"], build))

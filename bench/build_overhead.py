@@ -1,0 +1,381 @@
+"""Build overhead of the CASS CMake route against hand-written HIP, measured in one run.
+
+The project is examples/cmake_app (four .cu files in a library, one in the
+executable, shared headers). Two builds of it are timed, each from an empty
+build directory with the same compiler, flags and archs:
+
+* CASS: the example as it is (find_package(CASS), cass_add_library/executable):
+  every .cu file is translated (and verified) by a build-time custom command,
+  then compiled as HIP.
+* HIP: the same project written in HIP by hand, standing for a project already
+  ported: the translations are generated once before timing starts, then built
+  by a plain CMakeLists.txt (LANGUAGES CXX HIP, add_library/add_executable).
+
+Rows: a truly cold CASS build (empty translation cache), one whose translation
+cache is warm (a clean rebuild, or a second build directory), and a truly cold
+one with verification off. Each trial runs every route once, in turn, so slow
+and busy moments fall on all of them alike; the report gives medians and the
+median of the per-trial ratios. Then the no-op rebuild: ``ninja`` in the built
+trees, alternating, many times.
+
+    python bench/build_overhead.py                      # 3 trials, about 10 minutes on 2 cores
+    python bench/build_overhead.py --trials 1 --noop-reps 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "cmake_app"
+ARCHS = "gfx90a;gfx1030"
+
+BASELINE_CMAKE = """\
+# The hand-written HIP version of examples/cmake_app: what a finished port builds.
+cmake_minimum_required(VERSION 3.25)
+project(hip_app LANGUAGES CXX HIP)
+add_library(vecmath STATIC
+  vecmath/src/device.hip vecmath/src/saxpy.hip vecmath/src/reduce.hip vecmath/src/histogram.hip)
+target_include_directories(vecmath PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/vecmath/include)
+target_compile_features(vecmath PUBLIC cxx_std_17)
+add_executable(vecmath_demo app/main.hip)
+target_link_libraries(vecmath_demo PRIVATE vecmath)
+# CASS links with the C++ linker; so does this, to time the same link.
+set_target_properties(vecmath_demo PROPERTIES LINKER_LANGUAGE CXX)
+"""
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sh(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str, float]:
+    """Run; return (wall seconds, output, CPU seconds of the command and everything it waited
+    for). Any failure stops the benchmark."""
+    cpu = _child_cpu()
+    start = time.perf_counter()
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"failed: {shlex.join(argv)}\n{(proc.stdout + proc.stderr)[-4000:]}")
+    return seconds, proc.stdout + proc.stderr, _child_cpu() - cpu
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name)
+    if not found:
+        sys.exit(f"{name} is not installed")
+    return found
+
+
+class Bench:
+    def __init__(self, work: Path, jobs: int) -> None:
+        self.work = work
+        self.jobs = jobs
+        self.cmake = tool("cmake")
+        self.ninja = tool("ninja")
+        tool("hipcc")
+        self.cass_dir = subprocess.run(
+            [sys.executable, "-m", "cass_build", "--cmakedir"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        self.app = work / "app"
+        self.hip = work / "hip"
+        self.warm_cache = work / "warm-cache"
+        self.baseline_defs: list[str] = []
+        self.builds = 0
+        base = {k: v for k, v in os.environ.items() if not k.startswith("CASS_")}
+        self.env = base
+
+    def env_with(self, cache: Path) -> dict[str, str]:
+        return {**self.env, "CASS_CACHE_DIR": str(cache)}
+
+    def fresh_cache(self) -> Path:
+        cache = Path(tempfile.mkdtemp(prefix="cache-", dir=self.work))
+        return cache
+
+    def prepare(self) -> None:
+        shutil.copytree(EXAMPLE, self.app, ignore=shutil.ignore_patterns("build", "README.md"))
+        # The hand-written HIP tree: each .cu translated once, headers mirrored beside.
+        for cu in sorted(self.app.rglob("*.cu")):
+            rel = cu.relative_to(self.app).with_suffix(".hip")
+            argv = [sys.executable, "-m", "cass_build", "translate", str(cu), "-o",
+                    str(self.hip / rel), "--mirror", f"{self.app}={self.hip}",
+                    "-I", str(self.app / "vecmath" / "include"), "--verify", "none",
+                    "--no-cache", "--quiet"]  # fmt: skip
+            sh(argv, self.work, self.env)
+        (self.hip / "CMakeLists.txt").write_text(BASELINE_CMAKE)
+        # Give the baseline the compiler and flags find_package(CASS) chose.
+        probe = self.work / "probe"
+        self.configure_cass(probe, self.fresh_cache(), [])
+        cache = (probe / "CMakeCache.txt").read_text()
+        wanted = ("CMAKE_HIP_COMPILER", "CMAKE_HIP_FLAGS", "CMAKE_HIP_PLATFORM")
+        for name in wanted:
+            if m := re.search(rf"^{name}:\w+=(.*)$", cache, re.M):
+                self.baseline_defs.append(f"-D{name}={m.group(1)}")
+        if m := re.search(r"^CMAKE_HIP_COMPILER_ROCM_ROOT:\w+=(.*)$", cache, re.M):
+            root = self.work / "rocm-root"
+            shutil.copytree(m.group(1), root)
+            self.baseline_defs.append(f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={root}")
+        self.baseline_defs.append(f"-DCMAKE_HIP_ARCHITECTURES={ARCHS}")
+
+    def configure_cass(self, build: Path, cache: Path, defs: list[str]) -> float:
+        argv = [self.cmake, "-S", str(self.app), "-B", str(build), "-G", "Ninja"]
+        argv += [f"-DCASS_DIR={self.cass_dir}", f"-DCMAKE_HIP_ARCHITECTURES={ARCHS}", *defs]
+        return sh(argv, self.work, self.env_with(cache))[0]
+
+    def configure_hip(self, build: Path) -> float:
+        argv = [self.cmake, "-S", str(self.hip), "-B", str(build), "-G", "Ninja",
+                *self.baseline_defs]  # fmt: skip
+        return sh(argv, self.work, self.env)[0]
+
+    def build(self, route: str, cache: Path | None = None) -> dict[str, float | str]:
+        """One build from an empty directory. The warm-cache route rebuilds at one fixed
+        path: the translation cache keys on the mirror's output directory, so only a clean
+        rebuild in the same place (rm -rf build; cmake; ninja) finds earlier translations."""
+        self.builds += 1
+        build = self.work / f"build-{self.builds}-{route}"
+        if route == "cass-warm":
+            build = self.work / "build-warm"
+            shutil.rmtree(build, ignore_errors=True)
+        if route == "hip":
+            configure = self.configure_hip(build)
+            env = self.env
+        else:
+            cache = cache or self.fresh_cache()
+            defs = ["-DCASS_VERIFY=none"] if route == "cass-cold-none" else []
+            configure = self.configure_cass(build, cache, defs)
+            env = self.env_with(cache)
+        seconds, _, cpu = sh([self.ninja, "-C", str(build), f"-j{self.jobs}"], self.work, env)
+        return {
+            "route": route,
+            "dir": str(build),
+            "configure": configure,
+            "build": seconds,
+            "build_cpu": cpu,
+        }
+
+    def noop(self, build: Path, env: dict[str, str]) -> float:
+        seconds, out, _ = sh([self.ninja, "-C", str(build)], self.work, env)
+        assert "no work to do" in out, out
+        return seconds
+
+
+def step_breakdown(build: Path) -> dict[str, float]:
+    """Seconds per kind of step in a build's .ninja_log (the steps overlap under -j)."""
+    kinds = {"translate": 0.0, "compile": 0.0, "link": 0.0}
+    seen = set()
+    for line in (build / ".ninja_log").read_text().splitlines()[1:]:
+        start, end, _, output, _ = line.split("\t")
+        if (start, end) in seen:
+            continue  # one command, several outputs
+        seen.add((start, end))
+        ms = int(end) - int(start)
+        if output.endswith(".hip"):
+            kinds["translate"] += ms / 1000
+        elif output.endswith(".o"):
+            kinds["compile"] += ms / 1000
+        else:
+            kinds["link"] += ms / 1000
+    return kinds
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def version(argv: list[str]) -> str:
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+        except OSError:
+            return "?"
+        return out.strip().splitlines()[0] if out.strip() else "?"
+
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "cmake": version(["cmake", "--version"]),
+        "ninja": version(["ninja", "--version"]),
+        "hipcc": version(["hipcc", "--version"]),
+        "python": sys.version.split()[0],
+    }
+
+
+ROWS = [
+    ("hip", "hand-written HIP (baseline)"),
+    ("cass-cold", "CASS, truly cold (empty translation cache, verify=syntax)"),
+    ("cass-warm", "CASS, warm translation cache (clean build dir)"),
+    ("cass-cold-none", "CASS, truly cold, verify=none"),
+]
+
+
+def report(results: list[dict[str, float | str]], noop: dict[str, list[float]],
+           breakdown: dict[str, float], info: dict[str, str], argv: list[str],
+           load: tuple[float, float]) -> str:  # fmt: skip
+    by: dict[str, list[dict[str, float | str]]] = {}
+    for r in results:
+        by.setdefault(str(r["route"]), []).append(r)
+    trials = len(by["hip"])
+    base_build = [float(r["build"]) for r in by["hip"]]
+    base_total = [float(r["build"]) + float(r["configure"]) for r in by["hip"]]
+    base_cpu = [float(r["build_cpu"]) for r in by["hip"]]
+    lines = [
+        "# Build overhead: CASS route against hand-written HIP",
+        "",
+        "Project: `examples/cmake_app` (four `.cu` files in a static library, one in the",
+        "executable, a shared public `.cuh` and a private one), for gfx90a and gfx1030, Release,",
+        f"Ninja `-j{info['jobs']}`. Each build starts from an empty build directory; every trial",
+        "runs every route once, in turn. Medians over the trials; *ratio* is the median of the",
+        "per-trial ratios to the baseline of the same trial.",
+        "",
+        "Command (from the repository root):",
+        "",
+        "```sh",
+        shlex.join(["python", *argv]),
+        "```",
+        "",
+        f"Machine: {info['cpu']}, {info['cores']} cores, shared with other work (load average",
+        f"{load[0]:.2f} at the start, {load[1]:.2f} at the end). {info['cmake']}; ninja",
+        f"{info['ninja']}; hipcc: {info['hipcc']}; Python {info['python']}.",
+        "",
+        "## Cold build",
+        "",
+        "| route | configure s | build s | build ratio | configure + build ratio "
+        "| build CPU s | CPU ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key, label in ROWS:
+        rows = by.get(key, [])
+        if not rows:
+            continue
+        build = [float(r["build"]) for r in rows]
+        total = [float(r["build"]) + float(r["configure"]) for r in rows]
+        configure = [float(r["configure"]) for r in rows]
+        ratio = statistics.median(b / h for b, h in zip(build, base_build, strict=True))
+        ratio_total = statistics.median(t / h for t, h in zip(total, base_total, strict=True))
+        cpu = [float(r["build_cpu"]) for r in rows]
+        ratio_cpu = statistics.median(c / h for c, h in zip(cpu, base_cpu, strict=True))
+        lines.append(
+            f"| {label} | {statistics.median(configure):.2f} | {statistics.median(build):.2f} "
+            f"| {ratio:.3f} ({(ratio - 1) * 100:+.1f}%) | {ratio_total:.3f} "
+            f"| {statistics.median(cpu):.1f} | {ratio_cpu:.3f} ({(ratio_cpu - 1) * 100:+.1f}%) |"
+        )
+    lines += [
+        "",
+        "*CPU* is the user + system time of ninja and everything it ran: on a shared machine",
+        "it varies less than wall time, which waits for cores other work holds.",
+        "",
+        f"{trials} trial(s). Per-trial build seconds, wall (CPU):",
+        "",
+    ]
+    for key, _ in ROWS:
+        if key in by:
+            per = ", ".join(
+                f"{float(r['build']):.2f} ({float(r['build_cpu']):.1f} CPU)" for r in by[key]
+            )
+            lines.append(f"- {key}: {per}")
+    lines += [
+        "",
+        "Where a truly cold CASS build spends its step time (seconds summed over steps from",
+        "`.ninja_log`; steps overlap under `-j`, so these add up to more than the wall time):",
+        f"translation {breakdown['translate']:.1f}, HIP compiles {breakdown['compile']:.1f},",
+        f"links and archives {breakdown['link']:.1f}.",
+        "",
+        "## No-op rebuild",
+        "",
+        "`ninja` in a fully built tree, the two trees alternating.",
+        "",
+        "| route | median s | mean s | min s |",
+        "|---|---|---|---|",
+    ]
+    for key, label in (("hip", "hand-written HIP"), ("cass", "CASS")):
+        values = noop[key]
+        lines.append(
+            f"| {label} | {statistics.median(values):.4f} | {statistics.mean(values):.4f} "
+            f"| {min(values):.4f} |"
+        )
+    diff = statistics.median(noop["cass"]) - statistics.median(noop["hip"])
+    lines += [
+        "",
+        f"CASS minus HIP, medians: {diff * 1000:+.1f} ms over {len(noop['hip'])} runs each "
+        "(target: at most +200 ms).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--noop-reps", type=int, default=20)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "reports")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args(argv)
+
+    load_start = os.getloadavg()[0]
+    work = Path(tempfile.mkdtemp(prefix="cass-build-overhead-"))
+    bench = Bench(work, args.jobs)
+    try:
+        bench.prepare()
+        # Untimed: fill the warm cache, and bring compilers and headers into the page cache.
+        bench.build("cass-warm", cache=bench.warm_cache)
+        bench.build("hip")
+        results = []
+        order = [key for key, _ in ROWS]
+        for trial in range(args.trials):
+            rotated = order[trial % len(order) :] + order[: trial % len(order)]
+            for route in rotated:
+                cache = bench.warm_cache if route == "cass-warm" else None
+                result = bench.build(route, cache)
+                print(f"trial {trial + 1}: {route}: build {result['build']:.2f} s", flush=True)
+                results.append(result)
+        last = {str(r["route"]): Path(str(r["dir"])) for r in results}
+        breakdown = step_breakdown(last["cass-cold"])
+        noop: dict[str, list[float]] = {"hip": [], "cass": []}
+        cass_env = bench.env_with(bench.warm_cache)
+        for _ in range(args.noop_reps):
+            noop["hip"].append(bench.noop(last["hip"], bench.env))
+            noop["cass"].append(bench.noop(last["cass-cold"], cass_env))
+        info = {**machine(), "jobs": str(args.jobs)}
+        shown = ["bench/build_overhead.py", *(argv if argv is not None else sys.argv[1:])]
+        text = report(results, noop, breakdown, info, shown, (load_start, os.getloadavg()[0]))
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "build_overhead.md").write_text(text)
+        for r in results:
+            r.pop("dir", None)
+        data = {"machine": info, "results": results, "noop": noop, "breakdown": breakdown}
+        (args.out / "build_overhead.json").write_text(json.dumps(data, indent=1) + "\n")
+        print(text)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"work directory kept: {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
