@@ -78,6 +78,29 @@ constexpr auto kDispatch = make_dispatch_table();
 
 inline bool ident_char(unsigned char c) { return kClass[c] != 0; }
 
+// The end of the blanks from i on (spaces and tabs sixteen at a time: indents
+// are runs of them). The zero padding after the source stops it.
+inline std::size_t blanks_from(const char* s, std::size_t i) {
+#if defined(__SSE2__)
+    while (true) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        const __m128i blank = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                           _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')));
+        const unsigned stop = ~static_cast<unsigned>(_mm_movemask_epi8(blank)) & 0xFFFFU;
+        if (stop == 0) {
+            i += 16;
+            continue;
+        }
+        i += static_cast<unsigned>(__builtin_ctz(stop));
+        if (kDispatch[static_cast<unsigned char>(s[i])] != kBlank) return i;
+        ++i;  // \r, \f or \v: rare, go on
+    }
+#else
+    while (kDispatch[static_cast<unsigned char>(s[i])] == kBlank) ++i;
+    return i;
+#endif
+}
+
 // The end of the identifier bytes from p on. Sixteen bytes at a time where SSE2
 // is there: one branch per name instead of one per byte, and names are short.
 // Reads up to 16 bytes past the end of the name: the padding covers that.
@@ -195,6 +218,8 @@ public:
         CASS_PUSH(IDX, B, E, KIND, (FLAGS) | dir); \
         last = (IDX);                              \
     } while (false)
+// The byte after the token's first (loaded only where a case needs it).
+#define C1 static_cast<unsigned char>(s[b + 1])
 // A punctuator of LEN bytes.
 #define CASS_PUNCT(IDX, LEN)                      \
     do {                                          \
@@ -204,12 +229,11 @@ public:
 
         int idx = -1;
         while (true) {
-            // Blanks are gaps between tokens, never tokens; the padding stops this.
-            while (kDispatch[static_cast<unsigned char>(s[i])] == kBlank) ++i;
+            // Blanks are gaps between tokens, never tokens.
+            if (kDispatch[static_cast<unsigned char>(s[i])] == kBlank) i = blanks_from(s, i);
             if (i >= n) break;
             const std::size_t b = i;
             const unsigned char c = static_cast<unsigned char>(s[i]);
-            const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
             switch (kDispatch[c]) {
                 case kIdentStart: {
                     const std::size_t k = static_cast<std::size_t>(ident_end(s + i + 1) - s);
@@ -279,32 +303,32 @@ public:
                     CASS_PUNCT(idx, 1);
                     break;
                 case kAssign:  // = ! * % ^
-                    CASS_PUNCT(idx, c1 == '=' ? 2 : 1);
+                    CASS_PUNCT(idx, C1 == '=' ? 2 : 1);
                     break;
                 case kDoubling:  // + & |
-                    CASS_PUNCT(idx, c1 == c || c1 == '=' ? 2 : 1);
+                    CASS_PUNCT(idx, C1 == c || C1 == '=' ? 2 : 1);
                     break;
                 case kColon:
-                    CASS_PUNCT(idx, c1 == ':' ? 2 : 1);
+                    CASS_PUNCT(idx, C1 == ':' ? 2 : 1);
                     break;
                 case kMinus: {
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
                     std::size_t len = 1;
-                    if (c1 == '>') {
+                    if (C1 == '>') {
                         len = c2 == '*' ? 3 : 2;
-                    } else if (c1 == '-' || c1 == '=') {
+                    } else if (C1 == '-' || C1 == '=') {
                         len = 2;
                     }
                     CASS_PUNCT(idx, len);
                     break;
                 }
                 case kDot: {
-                    if (is_digit(c1)) goto number;
+                    if (is_digit(C1)) goto number;
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
                     std::size_t len = 1;
-                    if (c1 == '.' && c2 == '.') {
+                    if (C1 == '.' && c2 == '.') {
                         len = 3;
-                    } else if (c1 == '*') {
+                    } else if (C1 == '*') {
                         len = 2;
                     }
                     CASS_PUNCT(idx, len);
@@ -320,7 +344,7 @@ public:
                         break;
                     }
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
-                    if (c1 == '<' && c2 == '<' && !is_operator(toks, last)) {
+                    if (C1 == '<' && c2 == '<' && !is_operator(toks, last)) {
                         i = b + 3;
                         ++launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchOpen, 0);
@@ -328,10 +352,10 @@ public:
                         visit.push_back(idx);
                         break;
                     }
-                    if (c1 == '<') {
+                    if (C1 == '<') {
                         CASS_PUNCT(idx, c2 == '=' ? 3 : 2);
                         if (c2 != '=') visit.push_back(idx);  // "<<": the hazard scanner checks it
-                    } else if (c1 == '=') {
+                    } else if (C1 == '=') {
                         CASS_PUNCT(idx, c2 == '>' ? 3 : 2);
                     } else {
                         CASS_PUNCT(idx, 1);
@@ -340,7 +364,7 @@ public:
                 }
                 case kGreater: {
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
-                    if (c1 == '>' && c2 == '>' && launch_depth > 0) {
+                    if (C1 == '>' && c2 == '>' && launch_depth > 0) {
                         i = b + 3;
                         --launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchClose, 0);
@@ -351,18 +375,18 @@ public:
                         }
                         break;
                     }
-                    if (c1 == '>') {
+                    if (C1 == '>') {
                         CASS_PUNCT(idx, c2 == '=' ? 3 : 2);
                     } else {
-                        CASS_PUNCT(idx, c1 == '=' ? 2 : 1);
+                        CASS_PUNCT(idx, C1 == '=' ? 2 : 1);
                     }
                     break;
                 }
                 case kSlash:
-                    if (c1 == '/') {
+                    if (C1 == '/') {
                         i = line_comment_end(b);
                         CASS_PUSH(idx, b, i, TokenKind::Comment, dir);
-                    } else if (c1 == '*') {
+                    } else if (C1 == '*') {
                         // A block comment spanning lines inside a directive continues it;
                         // one spanning lines outside keeps the line-start state of its
                         // first line.
@@ -370,7 +394,7 @@ public:
                         CASS_PUSH(idx, b, i, TokenKind::Comment, dir | literal_flags_);
                         note_cut(idx);
                     } else {
-                        CASS_PUNCT(idx, c1 == '=' ? 2 : 1);
+                        CASS_PUNCT(idx, C1 == '=' ? 2 : 1);
                     }
                     break;
                 case kHash:
@@ -380,7 +404,7 @@ public:
                         CASS_SIG(idx, b, i, TokenKind::Punct, kDirectiveHash);
                         visit.push_back(idx);
                     } else {
-                        CASS_PUNCT(idx, c1 == '#' ? 2 : 1);
+                        CASS_PUNCT(idx, C1 == '#' ? 2 : 1);
                     }
                     break;
                 case kDoubleQuote:
@@ -402,7 +426,7 @@ public:
                     note_cut(idx);
                     break;
                 case kBackslash:
-                    if (c1 == '\n' || (c1 == '\r' && s[i + 2] == '\n')) {
+                    if (C1 == '\n' || (C1 == '\r' && s[i + 2] == '\n')) {
                         i = blanks_end(b);
                     } else {
                         CASS_PUNCT(idx, 1);
@@ -414,6 +438,7 @@ public:
                     break;
             }
         }
+#undef C1
 #undef CASS_PUNCT
 #undef CASS_SIG
 #undef CASS_PUSH
