@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from cass_build.asm.occupancy import amd_occupancy, nvidia_occupancy, sgpr_waves, vgpr_waves
+from cass_build.asm.report import canonical_signature
 from cass_build.asm.resources import amdgpu_class, ptx_class, sass_class
 from cass_build.asm.targets import AMD_ARCHS, NVIDIA_ARCHS, parse_amd, parse_nvidia
 from cass_build.cli import main
@@ -151,6 +152,12 @@ def test_ptx_classes() -> None:
     assert ptx_class("fma.rn.f32") == "fp32"
     assert ptx_class("ex2.approx.ftz.f32") == "transcendental"
     assert ptx_class("shfl.sync.bfly.b32") == "cross_lane"
+
+
+def test_canonical_signature_spells_hip_vectors_as_cuda() -> None:
+    hip = "k(HIP_vector_type<unsigned char, 4u> const*, HIP_vector_type<float, 3u>*, int)"
+    assert canonical_signature(hip) == "k(uchar4 const*, float3*, int)"
+    assert canonical_signature("k(HIP_vector_type<long long, 2u>)") == "k(longlong2)"
 
 
 def test_target_names() -> None:

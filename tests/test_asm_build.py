@@ -92,6 +92,12 @@ __global__ void ptxfence(int *p) {
   asm volatile("membar.gl;");
 }
 
+// HIP's float4 is HIP_vector_type<float, 4u>: another mangled name for the same kernel.
+__global__ void vec4(float4 *p, uchar2 *q) {
+  p[threadIdx.x].x += 1.0f;
+  q[threadIdx.x].y = 1;
+}
+
 namespace ns {
 template <typename T, int N> __global__ void scale(T *p) { p[threadIdx.x] *= T(N); }
 template __global__ void scale<double, 3>(double *);
@@ -108,6 +114,7 @@ KERNELS = {
     "capped16": "_Z8capped16PKfPfi",
     "scale": "_ZN2ns5scaleIdLi3EEEvPT_",
     "ptxfence": "_Z8ptxfencePi",
+    "vec4": "_Z4vec4P6float4P6uchar2",
 }
 
 
@@ -140,6 +147,15 @@ def test_every_target_every_kernel(known: dict[str, Any]) -> None:
     for kernel in known["kernels"]:
         assert list(kernel["targets"]) == ALL
     assert known["_by_name"][KERNELS["scale"]]["demangled"] == "void ns::scale<double, 3>(double*)"
+
+
+def test_vector_types_match_across_manglings(known: dict[str, Any]) -> None:
+    kernel = known["_by_name"][KERNELS["vec4"]]
+    assert kernel["demangled"] == "vec4(float4*, uchar2*)"
+    assert kernel["names"]["sm_90"] == KERNELS["vec4"]
+    for arch in AMD:
+        assert kernel["names"][arch] == "_Z4vec4P15HIP_vector_typeIfLj4EEPS_IhLj2EE", arch
+        assert "global_store" in kernel["targets"][arch]["listing"], arch
 
 
 def test_48k_static_shared_is_49152_everywhere(known: dict[str, Any]) -> None:

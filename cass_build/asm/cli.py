@@ -248,7 +248,7 @@ def run_asm(args: argparse.Namespace, err: TextIO) -> int:
         for k in report.kernels if not args.report_only else ():
             title = k.demangled if k.demangled == k.name else f"{k.demangled}  [{k.name}]"
             out.append(f"=== kernel {title}")
-            listed = [(t, by_target[t].kernels[k.name].text) for t in k.per_target]
+            listed = [(t, by_target[t].kernels[k.names[t]].text) for t in k.per_target]
             if args.side_by_side:
                 width = shutil.get_terminal_size((200, 40)).columns
                 out += _side_by_side([(f"{t} ({by_target[t].kind})", x) for t, x in listed],

@@ -3,7 +3,8 @@
 One line per kernel (matched across vendors by mangled name)::
 
     {"id": "dir/file.cu::_Z6kernelPf", "source": "dir/file.cu", "kernel": "_Z6kernelPf",
-     "demangled": "kernel(float*)", "cuda": "...", "hip": "...",
+     "names": {target: mangled name there}, "demangled": "kernel(float*)",
+     "cuda": "...", "hip": "...",
      "sass": {"sm_90": "..."}, "amdgpu": {"gfx90a": "...", "gfx942": "..."},
      "meta": {"cass_version": "...", "archs": {"nvidia": [...], "amd": [...]},
               "kinds": {"sm_90": "sass", ...}, "tools": {"sm_90": "nvcc 13.0 + ...", ...},
@@ -85,16 +86,17 @@ def records_for(
             produced = by_target.get(target)
             if produced is None:
                 missing[target] = build.errors.get(target, "not produced")
-            elif row.name not in produced.kernels:
+            elif target not in row.names:
                 missing[target] = "no kernel of this name in the code object"
             else:
-                listing = produced.kernels[row.name].text
+                listing = produced.kernels[row.names[target]].text
                 (sass if produced.vendor == "nvidia" else amdgpu)[target] = listing
         records.append(
             {
                 "id": f"{name}::{row.name}",
                 "source": name,
                 "kernel": row.name,
+                "names": row.names,
                 "demangled": row.demangled,
                 "cuda": build.cuda,
                 "hip": build.hip,

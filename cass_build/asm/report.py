@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -24,7 +25,16 @@ from .occupancy import Occupancy, amd_occupancy, nvidia_occupancy, sgpr_waves, v
 from .resources import CLASSES, AmdResources, NvidiaResources, TargetAsm
 from .targets import AMD_ARCHS, NVIDIA_ARCHS
 
-__all__ = ["Flag", "KernelRow", "Report", "analyse", "demangle", "render_html", "render_text"]
+__all__ = [
+    "Flag",
+    "KernelRow",
+    "Report",
+    "analyse",
+    "canonical_signature",
+    "demangle",
+    "render_html",
+    "render_text",
+]
 
 
 @dataclass
@@ -52,12 +62,15 @@ class Flag:
 @dataclass
 class KernelRow:
     name: str
+    """The mangled name: NVIDIA's where the kernel has one."""
     demangled: str
     block: int
     per_target: dict[str, tuple[NvidiaResources | AmdResources, Occupancy]] = field(
         default_factory=dict
     )
     flags: list[Flag] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    """Target → the kernel's mangled name there (HIP's vector types mangle differently)."""
 
 
 @dataclass
@@ -89,13 +102,18 @@ class Report:
             "kernels": [
                 {
                     "name": k.name,
+                    "names": k.names,
                     "demangled": k.demangled,
                     "block": k.block,
                     "targets": {
                         t: {
                             "resources": res.as_dict(),
                             "occupancy": occ.as_dict(),
-                            **({"listing": by_target[t].kernels[k.name].text} if listings else {}),
+                            **(
+                                {"listing": by_target[t].kernels[k.names[t]].text}
+                                if listings
+                                else {}
+                            ),
                         }
                         for t, (res, occ) in k.per_target.items()
                     },
@@ -124,6 +142,23 @@ def demangle(names: Sequence[str]) -> dict[str, str]:
         return {n: n for n in names}
     out = done.stdout.splitlines()
     return dict(zip(names, out, strict=False)) if len(out) == len(names) else {n: n for n in names}
+
+
+_VECTOR = re.compile(
+    r"HIP_vector_type<(signed char|unsigned char|char|unsigned short|short|unsigned int|int|"
+    r"unsigned long long|long long|unsigned long|long|float|double), (\d)u?>"
+)
+_SCALAR = {
+    "signed char": "char", "unsigned char": "uchar", "unsigned short": "ushort",
+    "unsigned int": "uint", "unsigned long long": "ulonglong", "long long": "longlong",
+    "unsigned long": "ulong",
+}  # fmt: skip
+
+
+def canonical_signature(demangled: str) -> str:
+    """A demangled kernel signature with HIP's vector types written as CUDA's
+    (``HIP_vector_type<unsigned char, 4u>`` → ``uchar4``)."""
+    return _VECTOR.sub(lambda m: _SCALAR.get(m.group(1), m.group(1)) + m.group(2), demangled)
 
 
 def _reasons(res: AmdResources, occ: Occupancy, ref: Occupancy, dynamic: int) -> list[str]:
@@ -176,20 +211,27 @@ def analyse(
     for target in build.targets:
         names += [n for n in target.kernels if n not in names]
     readable = demangle(names)
+    # Kernels match by mangled name, or failing that by signature with HIP's vector types
+    # spelled as CUDA's: float4 is HIP_vector_type<float, 4u> in HIP, a different mangling.
+    keys: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for name in names:
+        keys[name] = first.setdefault(canonical_signature(readable.get(name, name)), name)
     reference = next((t for t in build.targets if t.vendor == "nvidia"), None)
     rows: list[KernelRow] = []
-    for name in names:
+    for key in dict.fromkeys(keys.values()):
+        found_in = {t.target: n for t in build.targets for n in t.kernels if keys.get(n) == key}
         # __launch_bounds__ caps the block (a larger launch would fail); the AMD code object
         # records it as max_flat_workgroup_size, ptxas does not report it.
         bounds = [block]
         for t in build.targets:
-            found = t.kernels.get(name)
+            found = t.kernels.get(found_in.get(t.target, ""))
             if found is not None and isinstance(found.resources, AmdResources):
                 bounds.append(found.resources.max_flat_workgroup_size)
         size = min(bounds)
-        row = KernelRow(name, readable.get(name, name), size)
+        row = KernelRow(key, readable.get(key, key), size, names=found_in)
         for target in build.targets:
-            kernel = target.kernels.get(name)
+            kernel = target.kernels.get(found_in.get(target.target, ""))
             if kernel is None:
                 continue
             res = kernel.resources
@@ -214,7 +256,7 @@ def analyse(
                 assert isinstance(res, AmdResources)
                 if occ.effective < ratio * ref[1].effective:
                     row.flags.append(
-                        Flag(name, target.target, reference.target, occ.effective,
+                        Flag(key, target.target, reference.target, occ.effective,
                              ref[1].effective, _reasons(res, occ, ref[1], dynamic_shared))
                     )  # fmt: skip
         rows.append(row)
@@ -381,7 +423,7 @@ def render_html(report: Report) -> str:
             )
         out.append('<div class="listings">')
         for name in k.per_target:
-            text = by_target[name].kernels[k.name].text
+            text = by_target[name].kernels[k.names[name]].text
             out.append(f"<div><b>{e(name)}</b><pre>{e(text)}</pre></div>")
         out.append("</div>")
     out.append("</body></html>")
