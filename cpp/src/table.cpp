@@ -40,8 +40,16 @@ inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-inline std::uint32_t tag_of(std::uint64_t h, bool include) {
-    return (static_cast<std::uint32_t>(h >> 32) & ~1U) | (include ? 1U : 0U);
+// A name's slot key: its bytes when there are at most 8, else a hash.
+inline std::uint64_t key_of(std::string_view s) {
+    if (s.size() > 8) return hash_name(s, false);
+    std::uint64_t v = 0;
+    std::memcpy(&v, s.data(), s.size());
+    return v;
+}
+
+inline std::uint32_t shape_of(std::string_view s, bool include) {
+    return static_cast<std::uint32_t>(s.size()) << 1 | (include ? 1U : 0U);
 }
 
 }  // namespace
@@ -49,9 +57,13 @@ inline std::uint32_t tag_of(std::uint64_t h, bool include) {
 Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     : entries_(std::move(entries)), families_(std::move(families)) {
     std::size_t cap = 16;
-    while (cap < entries_.size() * 2 + 1) cap <<= 1;
-    slots_.assign(cap, Slot{0, -1});
-    mask_ = cap - 1;
+    unsigned bits = 4;
+    while (cap < entries_.size() * 2 + 1) {
+        cap <<= 1;
+        ++bits;
+    }
+    slots_.assign(cap, Slot{0, -1, 0});
+    shift_ = 64 - bits;
     key_at_.reserve(entries_.size() + 1);
     for (const Entry& e : entries_) {
         key_at_.push_back(static_cast<std::uint32_t>(keys_.size()));
@@ -68,15 +80,18 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     for (std::size_t i = 0; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
         const bool include = e.kind == Kind::Include;
-        const std::uint64_t h = hash_name(e.cuda, include);
-        const std::uint32_t tag = tag_of(h, include);
-        std::uint64_t slot = h & mask_;
+        const std::uint64_t key = key_of(e.cuda);
+        const std::uint32_t shape = shape_of(e.cuda, include);
+        std::size_t slot = slot_of(key, include);
         while (slots_[slot].entry >= 0) {
-            const Entry& other = entries_[static_cast<std::size_t>(slots_[slot].entry)];
-            if (slots_[slot].tag == tag && other.cuda == e.cuda) break;  // a duplicate: first wins
-            slot = (slot + 1) & mask_;
+            const Slot& other = slots_[slot];
+            if (other.key == key && other.shape == shape &&
+                entries_[static_cast<std::size_t>(other.entry)].cuda == e.cuda) {
+                break;  // a duplicate: the first one wins
+            }
+            slot = (slot + 1) & (cap - 1);
         }
-        if (slots_[slot].entry < 0) slots_[slot] = Slot{tag, static_cast<std::int32_t>(i)};
+        if (slots_[slot].entry < 0) slots_[slot] = Slot{key, static_cast<std::int32_t>(i), shape};
         if (!e.cuda.empty()) {
             const std::uint32_t bit = filter_bit(e.cuda);
             filter_[bit >> 6] |= 1ULL << (bit & 63U);
@@ -90,36 +105,62 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     }
     for (std::size_t f = 0; f < families_.size(); ++f) {
         for (const auto& p : families_[f].prefixes) {
-            if (p.size() >= 2) prefixes_[bucket(p)].emplace_back(p, static_cast<int>(f));
+            if (p.size() < 2) continue;
+            const std::size_t b = bucket(p);
+            prefixes_.push_back(Prefix{b, static_cast<int>(f), p});
+            prefix_buckets_[b >> 6] |= 1ULL << (b & 63U);
         }
     }
-    for (auto& bucket : prefixes_) {
-        std::stable_sort(bucket.begin(), bucket.end(), [](const auto& a, const auto& b) {
-            return a.first.size() > b.first.size();
-        });
-    }
+    // Longest first within a bucket; equal lengths keep the families' order.
+    std::stable_sort(prefixes_.begin(), prefixes_.end(), [](const Prefix& a, const Prefix& b) {
+        return a.bucket != b.bucket ? a.bucket < b.bucket : a.text.size() > b.text.size();
+    });
+}
+
+std::size_t Table::slot_of(std::uint64_t key, bool include) const {
+    std::uint64_t h = (key ^ (include ? 0x2545f4914f6cdd1dULL : 0)) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return static_cast<std::size_t>(h >> shift_);
 }
 
 const Entry* Table::find(std::string_view name, bool include) const {
     if (slots_.empty() || name.empty()) return nullptr;
     const std::uint32_t bit = filter_bit(name);
     if ((filter_[bit >> 6] & (1ULL << (bit & 63U))) == 0) return nullptr;
-    const std::uint64_t h = hash_name(name, include);
-    const std::uint32_t tag = tag_of(h, include);
-    std::uint64_t slot = h & mask_;
-    while (true) {
-        const Slot s = slots_[slot];
+    const std::uint64_t key = key_of(name);
+    const std::uint32_t shape = shape_of(name, include);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = slot_of(key, include);; slot = (slot + 1) & mask) {
+        const Slot& s = slots_[slot];
         if (s.entry < 0) return nullptr;
-        if (s.tag == tag) {
-            const auto i = static_cast<std::size_t>(s.entry);
-            const std::size_t at = key_at_[i];
-            if (key_at_[i + 1] - at == name.size() &&
-                std::memcmp(keys_.data() + at, name.data(), name.size()) == 0) {
-                return &entries_[i];
-            }
+        if (s.key != key || s.shape != shape) continue;
+        const auto i = static_cast<std::size_t>(s.entry);
+        if (name.size() <= 8 ||
+            std::memcmp(keys_.data() + key_at_[i], name.data(), name.size()) == 0) {
+            return &entries_[i];
         }
-        slot = (slot + 1) & mask_;
     }
+}
+
+int Table::guess_family(std::string_view name) const {
+    if (name.size() < 3) return -1;
+    const std::size_t b = bucket(name);
+    if ((prefix_buckets_[b >> 6] & (1ULL << (b & 63U))) == 0) return -1;
+    auto it = std::lower_bound(prefixes_.begin(), prefixes_.end(), b,
+                               [](const Prefix& p, std::size_t v) { return p.bucket < v; });
+    for (; it != prefixes_.end() && it->bucket == b; ++it) {
+        const std::string& prefix = it->text;
+        if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+        const char last = prefix.back();
+        const char next = name[prefix.size()];
+        // "cuda" + "Malloc", "CU" + "result", "CUDA_" + anything.
+        if (last == '_' || (is_lower(last) && (is_upper(next) || is_digit(next) || next == '_')) ||
+            (is_upper(last) && is_lower(next))) {
+            return it->family;
+        }
+    }
+    return -1;
 }
 
 bool Table::is_member_name(std::string_view name) const {
@@ -127,21 +168,6 @@ bool Table::is_member_name(std::string_view name) const {
         if (m == name) return true;
     }
     return false;
-}
-
-int Table::guess_family(std::string_view name) const {
-    if (name.size() < 3) return -1;
-    for (const auto& [prefix, family] : prefixes_[bucket(name)]) {
-        if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
-        const char last = prefix.back();
-        const char next = name[prefix.size()];
-        // "cuda" + "Malloc", "CU" + "result", "CUDA_" + anything.
-        if (last == '_' || (is_lower(last) && (is_upper(next) || is_digit(next) || next == '_')) ||
-            (is_upper(last) && is_lower(next))) {
-            return family;
-        }
-    }
-    return -1;
 }
 
 }  // namespace cass

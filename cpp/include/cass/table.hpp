@@ -80,22 +80,32 @@ private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
     std::vector<std::string> members_;  // the member halves of Member rows
-    // Open addressing on (hash tag, entry), with the keys back to back in one
-    // string: a lookup that misses touches no Entry, and one that hits, one.
+    // Lookups come one per distinct name of a file, often with cold caches (the
+    // file's own bytes pushed the table out), so they are laid out to touch
+    // few cache lines: a one-bit filter on (length, first, second, last byte),
+    // then open addressing on 16-byte slots that hold names of up to 8 bytes
+    // themselves. Longer names are checked against keys_, the keys back to back.
     struct Slot {
-        std::uint32_t tag;   // high bits of the hash; bit 0: an include path
-        std::int32_t entry;  // -1 = empty
+        std::uint64_t key;    // the name's bytes (up to 8), else a hash of them
+        std::int32_t entry;   // -1 = empty
+        std::uint32_t shape;  // length << 1 | include path
     };
+    [[nodiscard]] std::size_t slot_of(std::uint64_t key, bool include) const;
     std::vector<Slot> slots_;
-    std::string keys_;                   // every entry's key, back to back
+    unsigned shift_ = 64;  // 64 - log2(slots_.size())
+    std::string keys_;
     std::vector<std::uint32_t> key_at_;  // entry i's key is keys_[key_at_[i], key_at_[i + 1])
-    // A one-hash filter on (length, first, second, last byte): most identifiers
-    // in real code (i, float, return, ...) are rejected without hashing them.
     std::vector<std::uint64_t> filter_ = std::vector<std::uint64_t>(1024, 0);
-    std::uint64_t mask_ = 0;
-    // Prefixes by their first two bytes, longest first: most names reach an empty bucket.
-    std::vector<std::vector<std::pair<std::string, int>>> prefixes_ =
-        std::vector<std::vector<std::pair<std::string, int>>>(65536);
+    // Family prefixes by their first two bytes: one bit per two-byte bucket says
+    // whether any prefix starts so (for most names none does); then the
+    // bucket's prefixes, longest first.
+    struct Prefix {
+        std::size_t bucket;
+        int family;
+        std::string text;
+    };
+    std::vector<std::uint64_t> prefix_buckets_ = std::vector<std::uint64_t>(1024, 0);
+    std::vector<Prefix> prefixes_;  // by bucket, then longest first
 };
 
 }  // namespace cass
