@@ -736,6 +736,7 @@ private:
         if (w == "cudaMemLocation") f |= kSymMemLocation;
         y.flags = f;
         y.lanes = -1;
+        y.plain = -1;
         return y;
     }
 };

@@ -49,10 +49,10 @@ std::string version_text(std::uint32_t v) {
 
 Rewriter::Rewriter(std::string_view src, const Table& table, const Options& options)
     : t_(table), o_(options) {
-    padded_.reserve(src.size() + kPadding);
-    padded_.append(src);
-    padded_.append(kPadding, '\0');
-    s_ = std::string_view(padded_.data(), src.size());
+    padded_.reset(new char[src.size() + kPadding]);
+    std::memcpy(padded_.get(), src.data(), src.size());
+    std::memset(padded_.get() + src.size(), 0, kPadding);
+    s_ = std::string_view(padded_.get(), src.size());
     // Lexing indexes as it goes: brackets, previous significant tokens, one
     // table lookup per distinct name, the tokens the walk visits.
     scan(s_, &t_, scan_);
@@ -637,6 +637,14 @@ void Rewriter::on_header_name(int i) {
     if (target != inner) replace(i, i, std::string(1, open) + target + std::string(1, close));
 }
 
+// An entry whose every use is a rename and a count: supported in the target HIP,
+// no note, no rewrite, no hazard, matching anywhere.
+bool Rewriter::is_plain(const Entry& e) const {
+    return e.status == Status::Supported && e.since <= o_.hip_version && e.note.empty() &&
+           e.rewrite == Rewrite::None && e.kind != Kind::Namespace && e.kind != Kind::Member &&
+           e.match == Match::Any && (e.traits & (kBallot | kShuffle)) == 0;
+}
+
 void Rewriter::apply(const Entry& e, int i) {
     const std::string_view w = text(i);
     if (e.status == Status::Unsupported) {
@@ -832,7 +840,7 @@ void Rewriter::wrap_arg(const Entry& e, int i, const char* open_text, const char
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
-    const Symbol& y = sym(i);
+    Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
         if (is_punct(p, ".") || is_punct(p, "->")) {  // a member, not an API name
@@ -856,6 +864,14 @@ void Rewriter::on_identifier(int i) {
     if ((y.flags & kSymTexture) != 0) hazard_texture(i);
     const Entry* e = y.entry;
     if (e != nullptr) {
+        // Most names in a file are plain renames (or HIP's own name): count and rename
+        // them without the checks apply() makes.
+        if (y.plain < 0) y.plain = is_plain(*e) ? 1 : 0;
+        if (y.plain != 0) {
+            count(e->family, true);
+            if ((e->traits & kSameHip) == 0 && e->hip != w) rename(i, i, e->hip);
+            return;
+        }
         const int n = next_sig(i);
         if (e->kind == Kind::Namespace) {
             const bool qualifier = is_punct(n, "::");

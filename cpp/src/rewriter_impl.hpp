@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -143,6 +144,7 @@ private:
     void rewrite_arch_macro(const Entry& e, int i);
     void rewrite_version_macro(const Entry& e, int i);
     void apply(const Entry& e, int i);
+    [[nodiscard]] bool is_plain(const Entry& e) const;
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
     bool rewrite_by_arity(const Entry& e, int i);
     bool rewrite_surf_read(const Entry& e, int i);
@@ -161,8 +163,8 @@ private:
     void report_truncation();
 
 public:
-    std::string padded_;  // the source and kPadding zero bytes
-    std::string_view s_;  // the source, in padded_
+    std::unique_ptr<char[]> padded_;  // the source and kPadding zero bytes
+    std::string_view s_;              // the source, in padded_
     const Table& t_;
     const Options& o_;
     Scan scan_;

@@ -86,6 +86,7 @@ struct Symbol {
     bool full_mask;         // a constant equal to a full 32-lane mask
     bool is_location;       // a cudaMemLocation variable
     std::int8_t lanes;      // mentions_lanes() of the name once asked, else -1
+    std::int8_t plain;      // Rewriter::is_plain() of its entry once asked, else -1
 };
 
 struct Scan {
