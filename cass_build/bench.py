@@ -268,6 +268,8 @@ def _translated_elsewhere(
         row.hip_seconds = run["hip_seconds"]
         row.cuda_verdict = run["cuda_verdict"]
         row.hip_verdict = run["hip_verdict"]
+        if run.get("wave64") is not None:
+            row.extra["wave64"] = run["wave64"]
     if not hip.is_file():
         row.compile_note = row.compile_note or f"no translation in {translations}"
         return row, None
@@ -326,6 +328,34 @@ def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Pat
     row.hip_seconds = statistics.median(hip_times)
 
 
+def _run_wave64(program: Program, hip_source: Path, row: Row, work: Path) -> None:
+    """The translation once more, in the HIP-on-CUDA layer's wave64 mode (64-lane waves)."""
+    from . import compare
+
+    workdir = work / "run64" / _safe(row.strategy) / program.name
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        result = compare.compare(
+            program.main,
+            hip_source,
+            workdir=workdir,
+            include_dirs=(program.directory, hip_source.parent),
+            args=program.args,
+            link=[f"-l{lib}" for lib in program.libs],
+            timeout=program.timeout,
+            wave=64,
+        )
+    except CassError as exc:
+        row.extra["wave64"] = {"executed": False, "run_note": str(exc)}
+        return
+    row.extra["wave64"] = {
+        "executed": result.passed,
+        "run_note": "" if result.passed else result.reason,
+        "hip_seconds": result.hip.seconds,
+        "hip_verdict": " ".join(result.hip.verdicts),
+    }
+
+
 def _totals(rows: list[Row], key: str) -> dict[str, dict[str, dict[str, int]]]:
     """{strategy: {group: {programs, translated, compiled, compile_tried, executed, run_tried}}}."""
     out: dict[str, dict[str, dict[str, int]]] = {}
@@ -354,7 +384,7 @@ def _totals(rows: list[Row], key: str) -> dict[str, dict[str, dict[str, int]]]:
     return out
 
 
-def _environment(run_report: Path | None = None) -> dict[str, Any]:
+def _environment(run_reports: Sequence[Path] = ()) -> dict[str, Any]:
     from .toolchain import find_hip, find_nvcc
 
     hip = find_hip()
@@ -368,10 +398,10 @@ def _environment(run_report: Path | None = None) -> dict[str, Any]:
         "nvcc": f"{nvcc.nvcc} (CUDA {nvcc.version})" if nvcc else None,
         "gpu": None,
     }
-    if run_report is not None:  # the GPU runs happened there, with that machine's tools
-        there = json.loads(run_report.read_text(encoding="utf-8"))
-        env["gpu_runs"] = {k: v for k, v in there["environment"].items() if v is not None}
-        env["gpu_runs"]["command"] = there["command"]
+    if run_reports:  # the GPU runs happened there, with that machine's tools
+        docs = [json.loads(r.read_text(encoding="utf-8")) for r in run_reports]
+        env["gpu_runs"] = {k: v for k, v in docs[0]["environment"].items() if v is not None}
+        env["gpu_runs"]["command"] = "`; `".join(d["command"] for d in docs)
         return env
     try:
         from . import compare
@@ -387,6 +417,18 @@ def _environment(run_report: Path | None = None) -> dict[str, Any]:
 
 def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100.0 * n / d:.0f}%)" if d else "-"
+
+
+def _wave64_count(rows: list[dict[str, Any]], strategy: str) -> tuple[int, int]:
+    mine = [r["wave64"] for r in rows if r["strategy"] == strategy]
+    return sum(bool(w["executed"]) for w in mine), len(mine)
+
+
+def _wave64_cells(run: dict[str, Any] | None) -> str:
+    if not run:
+        return " - | |"
+    mark = "yes" if run["executed"] else "**no**"
+    return f" {mark} | {run['run_note'].replace('|', chr(92) + '|')[:160]} |"
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -424,6 +466,15 @@ def render_markdown(doc: dict[str, Any]) -> str:
             f"{t['median_ratio'] if t['median_ratio'] is not None else '-'} |"
         )
     lines.append("")
+    wave64 = [r for r in doc["rows"] if r.get("wave64")]
+    if wave64:
+        passed = ", ".join(f"{s} {_pct(*_wave64_count(wave64, s))}" for s in doc["totals"])
+        lines += [
+            "",
+            "Execution accuracy in wave64 mode (the translation run again with 64-lane AMD "
+            f"wavefronts emulated, docs/hip_on_cuda.md): {passed}.",
+            "",
+        ]
     lines.append(
         "Compile rate counts programs whose HIP libraries exist here; execution "
         "accuracy counts programs run on the GPU (strict: both sides built, same exit "
@@ -448,8 +499,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "",
         "## Programs",
         "",
-        "| program | domain | strategy | compiled | executed | CUDA s | HIP s | HIP/CUDA | note |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| program | domain | strategy | compiled | executed | CUDA s | HIP s | HIP/CUDA | note |"
+        + (" wave64 | wave64 note |" if wave64 else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if wave64 else ""),
     ]
 
     def mark(v: bool | None) -> str:
@@ -460,7 +512,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         lines.append(
             f"| {r['program']} | {r['domain']} | {r['strategy']} | {mark(r['compiled'])} | "
             f"{mark(r['executed'])} | {r['cuda_seconds'] or '-'} | {r['hip_seconds'] or '-'} | "
-            f"{r['ratio'] or '-'} | {note} |"
+            f"{r['ratio'] or '-'} | {note} |" + (_wave64_cells(r.get("wave64")) if wave64 else "")
         )
     return "\n".join(lines) + "\n"
 
@@ -481,14 +533,16 @@ def run_bench(
     translations: Path | None = None,
     compile_report: Path | None = None,
     parallel_runs: int = 1,
-    run_report: Path | None = None,
+    run_reports: Sequence[Path] = (),
+    waves: Sequence[int] = (32,),
 ) -> dict[str, Any]:
     """Score each strategy on every program under ``root``; returns the report document.
 
     A GPU machine without hipcc or CASS's C++ core splits the work in two: run
     with ``keep`` where CASS is installed (translations and compile rate), then
     with ``translations`` (those files) and ``compile_report`` (that report) on
-    the GPU machine, which adds execution to the compile columns.
+    the GPU machine, which adds execution to the compile columns. ``waves`` (32, 64 or
+    both) are the HIP-on-CUDA layer's modes the translation runs in: 64 adds wave64 columns.
     """
     from .toolchain import default_archs
 
@@ -511,7 +565,9 @@ def run_bench(
         work = Path(tmp)
 
         earlier = _compile_columns(compile_report) if compile_report else {}
-        ran = _compile_columns(run_report) if run_report else {}
+        ran: dict[tuple[str, str], dict[str, Any]] = {}
+        for report in run_reports:
+            ran.update(_compile_columns(report))
 
         def one(item: tuple[Program, str]) -> Row:
             program, strategy = item
@@ -524,10 +580,13 @@ def run_bench(
                         hip.parent, keep / _safe(strategy) / program.name, dirs_exist_ok=True
                     )
             if backend == "nvidia" and hip is not None:
-                try:
-                    _run_both(program, hip, row, runs, work)
-                except CassError as exc:
-                    row.executed, row.run_note = False, str(exc)
+                if 32 in waves:
+                    try:
+                        _run_both(program, hip, row, runs, work)
+                    except CassError as exc:
+                        row.executed, row.run_note = False, str(exc)
+                if 64 in waves:
+                    _run_wave64(program, hip, row, work)
             elif backend is None:
                 row.run_note = row.run_note or ""
             return row
@@ -556,11 +615,12 @@ def run_bench(
         "command": command or shlex.join(["cass", *sys.argv[1:]]),
         "root": str(root),
         "archs": list(archs),
-        "runs": runs if run_report is None else _field(run_report, "runs", runs),
-        "parallel_runs": parallel_runs
-        if run_report is None
-        else _field(run_report, "parallel_runs", parallel_runs),
-        "environment": _environment(run_report),
+        "runs": _field(run_reports[0], "runs", runs) if run_reports else runs,
+        "parallel_runs": _field(run_reports[0], "parallel_runs", parallel_runs)
+        if run_reports
+        else parallel_runs,
+        "environment": _environment(run_reports),
+        "waves": list(waves),
         "totals": totals,
         "per_domain": _totals(rows, "domain"),
         "per_hazard": _totals(rows, "hazard"),
@@ -581,6 +641,7 @@ def run_bench(
                 "cuda_verdict": r.cuda_verdict,
                 "hip_verdict": r.hip_verdict,
                 "translate_seconds": round(r.translate_seconds, 4),
+                **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
             }
             for r in rows
         ],

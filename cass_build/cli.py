@@ -162,8 +162,10 @@ def _build_parser() -> argparse.ArgumentParser:
     be.add_argument(
         "--run-report",
         type=Path,
+        action="append",
+        default=[],
         metavar="JSON",
-        help="take the GPU run columns from this report (with --translations)",
+        help="take the GPU run columns from this report, repeatable (with --translations)",
     )
     be.add_argument(
         "--parallel-runs",
@@ -171,6 +173,13 @@ def _build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="let N programs run on the GPU at once (default 1: fair runtimes)",
+    )
+    be.add_argument(
+        "--wave",
+        default="32",
+        metavar="32,64",
+        help="run the translation with 32-lane warps, emulated 64-lane AMD wavefronts, or "
+        "both (32,64: a second column); NVIDIA GPU, docs/hip_on_cuda.md",
     )
     be.add_argument(
         "--keep",
@@ -555,7 +564,8 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
         translations=args.translations,
         compile_report=args.compile_report,
         parallel_runs=args.parallel_runs,
-        run_report=args.run_report,
+        run_reports=args.run_report,
+        waves=__import__("cass_build.wave64", fromlist=["parse_waves"]).parse_waves(args.wave),
     )
     for strategy, t in doc["totals"].items():
         print(
