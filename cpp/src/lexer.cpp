@@ -27,7 +27,8 @@ constexpr auto kClass = make_class_table();
 
 // What a token starting with a byte can be: one table lookup per token.
 enum Dispatch : std::uint8_t {
-    kOther,  // a byte no other kind takes (stray '@', '`', '\0', ...)
+    kOther,  // a byte no other kind takes (stray '@', '`', ...)
+    kNul,    // '\0': the end of the source (the padding), or a stray byte in it
     kIdentStart,
     kDigit,
     kBlank,
@@ -56,6 +57,7 @@ constexpr std::array<std::uint8_t, 256> make_dispatch_table() {
         if (kClass[c] == 2) t[c] = kDigit;
     }
     for (const char c : {' ', '\t', '\r', '\f', '\v'}) t[static_cast<unsigned char>(c)] = kBlank;
+    t[0] = kNul;
     t['\n'] = kNewline;
     t['\\'] = kBackslash;
     t['/'] = kSlash;
@@ -82,6 +84,8 @@ inline bool ident_char(unsigned char c) { return kClass[c] != 0; }
 // are runs of them). The zero padding after the source stops it.
 inline std::size_t blanks_from(const char* s, std::size_t i) {
 #if defined(__SSE2__)
+    // One blank, the usual gap between two tokens, needs no vector.
+    if (kDispatch[static_cast<unsigned char>(s[i + 1])] != kBlank) return i + 1;
     while (true) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
         const __m128i blank = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
@@ -106,20 +110,28 @@ inline std::size_t blanks_from(const char* s, std::size_t i) {
 // Reads up to 16 bytes past the end of the name: the padding covers that.
 inline const char* ident_end(const char* p) {
 #if defined(__SSE2__)
+    // SSE2 compares bytes as signed, so each range is shifted to start at -128
+    // and tested with one "less than"; '$' and bytes >= 0x80 are rare enough to
+    // be looked at one by one where they stop the vector.
     while (true) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
         const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));  // 'A' -> 'a'
-        const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
-                                             _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
-        const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
-                                            _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
-        const __m128i other = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
-                                           _mm_cmpeq_epi8(v, _mm_set1_epi8('$')));
-        const __m128i high = _mm_cmplt_epi8(v, _mm_setzero_si128());  // bytes >= 0x80
-        const __m128i ident = _mm_or_si128(_mm_or_si128(letter, digit), _mm_or_si128(other, high));
+        const __m128i letter =
+            _mm_cmplt_epi8(_mm_add_epi8(folded, _mm_set1_epi8(static_cast<char>(0x80 - 'a'))),
+                           _mm_set1_epi8(static_cast<char>(-128 + 26)));
+        const __m128i digit =
+            _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - '0'))),
+                           _mm_set1_epi8(static_cast<char>(-128 + 10)));
+        const __m128i under = _mm_cmpeq_epi8(v, _mm_set1_epi8('_'));
+        const __m128i ident = _mm_or_si128(_mm_or_si128(letter, digit), under);
         const unsigned stop = ~static_cast<unsigned>(_mm_movemask_epi8(ident)) & 0xFFFFU;
-        if (stop != 0) return p + __builtin_ctz(stop);
-        p += 16;
+        if (stop == 0) {
+            p += 16;
+            continue;
+        }
+        p += __builtin_ctz(stop);
+        if (!ident_char(static_cast<unsigned char>(*p))) return p;
+        ++p;  // '$' or a byte >= 0x80: go on
     }
 #else
     while (ident_char(static_cast<unsigned char>(*p))) ++p;
@@ -180,6 +192,9 @@ public:
     // The whole lexer is this loop. Its state lives in locals, so that storing
     // a token does not make the compiler reload it; rare constructs are scanned
     // by member functions that only return where they end.
+    // kIndex: with a table (the rewriter's scan), interning names and listing
+    // what to visit; without (lex()), tokens only.
+    template <bool kIndex>
     void run() {
         const char* const s = s_;
         const std::size_t n = n_;
@@ -231,7 +246,6 @@ public:
         while (true) {
             // Blanks are gaps between tokens, never tokens.
             if (kDispatch[static_cast<unsigned char>(s[i])] == kBlank) i = blanks_from(s, i);
-            if (i >= n) break;
             const std::size_t b = i;
             const unsigned char c = static_cast<unsigned char>(s[i]);
             switch (kDispatch[c]) {
@@ -257,7 +271,7 @@ public:
                         expect_header =
                             word == "include" || word == "include_next" || word == "import";
                     }
-                    if (table_ != nullptr) {
+                    if (kIndex) {
                         const NameSlot name = intern(s + b, k - b);
                         toks[idx].link = name.sym;
                         const std::uint16_t f = name.flags;
@@ -282,7 +296,7 @@ public:
                     {
                         i = number_end(b);
                         CASS_SIG(idx, b, i, TokenKind::Number, 0);
-                        if (table_ != nullptr) {
+                        if (kIndex) {
                             // Only these values can be a warp-size hazard (see hazard_number).
                             const long long v = literal_value(std::string_view(s + b, i - b));
                             if (v == 5 || v == 31 || v == 32 || v == 0xffffffffLL) {
@@ -432,12 +446,22 @@ public:
                         CASS_PUNCT(idx, 1);
                     }
                     break;
-                default:  // kOther
+                case kBlank:  // not reached: blanks were skipped above
+                    i = blanks_from(s, b);
+                    break;
+                case kNul:
+                    // The end is found here rather than tested before every token.
+                    if (i >= n) goto done;
+                    [[fallthrough]];
+                case kOther:
                     i = b + 1;
                     CASS_SIG(idx, b, i, TokenKind::Other, 0);
                     break;
+                default:
+                    __builtin_unreachable();  // every Dispatch value has its case
             }
         }
+    done:
 #undef C1
 #undef CASS_PUNCT
 #undef CASS_SIG
@@ -743,7 +767,14 @@ private:
 
 }  // namespace
 
-void scan(std::string_view src, const Table* table, Scan& out) { Scanner(src, table, out).run(); }
+void scan(std::string_view src, const Table* table, Scan& out) {
+    Scanner scanner(src, table, out);
+    if (table != nullptr) {
+        scanner.run<true>();
+    } else {
+        scanner.run<false>();
+    }
+}
 
 long long literal_value(std::string_view t) {
     std::size_t n = t.size();
