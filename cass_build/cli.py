@@ -543,9 +543,10 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
 
     def show(row: Any) -> None:
         mark = {None: "-", True: "ok", False: "FAIL"}
+        wave64 = row.extra.get("wave64")
         print(
             f"cass bench: {row.strategy:<8} {row.program:<40} compile {mark[row.compiled]:<4} "
-            f"run {mark[row.executed]}",
+            f"run {mark[row.executed]}" + (f" wave64 {mark[wave64['executed']]}" if wave64 else ""),
             file=err,
         )
 

@@ -408,13 +408,16 @@ def compare(
     args: Sequence[str] = (),
     link: Sequence[str] = (),
     timeout: float = 60.0,
+    wave: int = 32,
 ) -> Comparison:
     """Build and run ``cuda_source`` and its translation ``hip_source``; compare the runs.
 
     ``include_dirs`` and ``link`` (flags such as ``-lcuda``) apply to both builds;
     ``args`` are the program's arguments. Builds and runs happen under ``workdir``; each
     program runs in its own empty directory there, so files it writes are compared byte
-    for byte. ``timeout`` bounds each build and each run, in seconds.
+    for byte. ``timeout`` bounds each build and each run, in seconds. ``wave=64`` builds the
+    translation in the layer's wave64 mode, which emulates AMD's 64-lane wavefronts
+    (:mod:`cass_build.wave64`); on an AMD GPU the GPU's own wavefront size applies.
 
     Raises :class:`~cass_build.errors.ToolchainError` when there is no GPU or no
     compiler for it, :class:`~cass_build.errors.InputError` for a missing source.
@@ -438,7 +441,11 @@ def compare(
     base = [str(nvcc), "-std=c++17", f"-arch={_nvidia_arch()}"]
     cuda_cmd = [*base, *_includes(include_dirs), str(cuda_source)]
     cuda_cmd += ["-o", str(workdir / "cuda.exe"), *link]
-    hip_cmd = [*base, "-I", str(layer), *_includes(include_dirs), "-x", "cu", str(hip_source)]
+    from .wave64 import nvcc_flags
+
+    waves = nvcc_flags(wave, Path(hip_source), include_dirs, nvcc)
+    hip_cmd = [*base, *waves, "-I", str(layer), *_includes(include_dirs)]
+    hip_cmd += ["-x", "cu", str(hip_source)]
     hip_cmd += ["-o", str(workdir / "hip.exe"), *link]
     with ThreadPoolExecutor(max_workers=2) as pool:
         cuda_future = pool.submit(
@@ -600,6 +607,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="DIR",
         help="build and run here and keep it (default: a temporary directory)",
     )
+    parser.add_argument(
+        "--wave",
+        type=int,
+        choices=(32, 64),
+        default=32,
+        help="NVIDIA GPU: run the translation with 32-lane warps or emulated 64-lane AMD "
+        "wavefronts (default 32)",
+    )
     parser.add_argument("--json", action="store_true", help="print the JSON result on stdout")
     return parser
 
@@ -677,11 +692,12 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
             args=args.args,
             link=link,
             timeout=args.timeout,
+            wave=args.wave,
         )
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
-    name = args.cuda.name
+    name = args.cuda.name + (" [wave64]" if args.wave == 64 else "")
     if args.json:
         sys.stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
     else:

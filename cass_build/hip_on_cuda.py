@@ -335,16 +335,21 @@ def _layer_header() -> str:
         "#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000)\n\n"
         f"#include <{_INTERNAL}/hand.h>\n"
         f"#include <{_INTERNAL}/names.h>\n"
+        "// -DCASS_WAVE=64: 64-lane wavefronts, emulated (docs/hip_on_cuda.md).\n"
+        f"#include <{_INTERNAL}/wave64.h>\n"
     )
 
 
 def _public_header(path: str, cudas: Iterable[str], aliases: Iterable[tuple[str, str]]) -> str:
     lines = [_banner(f"<{path}> on NVIDIA."), "#pragma once\n\n"]
+    # CUDA's headers must not see the wave64 mode's macros, if an earlier header set them.
+    lines.append(f"#include <{_INTERNAL}/wave64_suspend.h>\n")
     for cuda in cudas:
         lines.append(
             f"#if __has_include(<{cuda}>)\n#include <{cuda}>\n#else\n"
             f'#error "HIP-on-CUDA: <{path}> needs <{cuda}>, which is not installed"\n#endif\n'
         )
+    lines.append(f"#include <{_INTERNAL}/wave64_resume.h>\n")
     lines.append(f"#include <{_INTERNAL}/layer.h>\n")
     for hip, cuda in aliases:
         lines.append(f"namespace {hip} = {cuda};\n")
@@ -355,11 +360,13 @@ def render(families: Sequence[Family] | None = None) -> dict[str, bytes]:
     """The whole layer: relative path -> file content. Deterministic."""
     families = tuple(load_tables() if families is None else families)
     names = inversions(families)
+    # hand.h and the other hand-written headers (wave64.h and its helpers) as they are.
     files: dict[str, str] = {
-        f"{_INTERNAL}/hand.h": (_layer_data() / "hand.h").read_text(encoding="utf-8"),
-        f"{_INTERNAL}/names.h": _names_header(names),
-        f"{_INTERNAL}/layer.h": _layer_header(),
+        f"{_INTERNAL}/{header.name}": header.read_text(encoding="utf-8")
+        for header in sorted(_layer_data().glob("*.h"))
     }
+    files[f"{_INTERNAL}/names.h"] = _names_header(names)
+    files[f"{_INTERNAL}/layer.h"] = _layer_header()
     aliases: dict[str, list[tuple[str, str]]] = {}
     for inv in names.values():
         if inv.how == "namespace":
