@@ -39,8 +39,12 @@ function(_cass_find_hipcc)
       list(APPEND hints "$ENV{${var}}/bin")
     endif()
   endforeach()
-  find_program(CASS_HIPCC NAMES hipcc HINTS ${hints} PATHS /opt/rocm/bin
-               DOC "hipcc of the ROCm backend")
+  find_program(
+    CASS_HIPCC
+    NAMES hipcc
+    HINTS ${hints}
+    PATHS /opt/rocm/bin
+    DOC "hipcc of the ROCm backend")
 endfunction()
 
 function(_cass_choose_backend)
@@ -87,9 +91,11 @@ endfunction()
 # holds for a real ROCm and for Debian's packages alike.
 function(_cass_probe_hipcc clang_var rocm_var)
   execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env HIPCC_VERBOSE=1 HIP_PLATFORM=amd
-            "${CASS_HIPCC}" --offload-arch=gfx90a --version
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    COMMAND "${CMAKE_COMMAND}" -E env HIPCC_VERBOSE=1 HIP_PLATFORM=amd "${CASS_HIPCC}"
+            --offload-arch=gfx90a --version
+    RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out
+    ERROR_VARIABLE err)
   set(clang "")
   set(rocm "")
   if(rc EQUAL 0 AND "${out}${err}" MATCHES "hipcc-cmd: *\"?([^\" ]+)\"?")
@@ -134,8 +140,9 @@ function(_cass_prepare_hip_language)
   endif()
   if(NOT CMAKE_HIP_COMPILER AND "$ENV{HIPCXX}" STREQUAL "")
     if(NOT _CASS_HIP_CLANG)
-      message(FATAL_ERROR
-        "CASS: cannot tell which clang ${CASS_HIPCC} drives; set CMAKE_HIP_COMPILER to it")
+      message(
+        FATAL_ERROR
+          "CASS: cannot tell which clang ${CASS_HIPCC} drives; set CMAKE_HIP_COMPILER to it")
     endif()
     set(CMAKE_HIP_COMPILER "${_CASS_HIP_CLANG}" CACHE FILEPATH "HIP compiler (clang)")
   endif()
@@ -147,8 +154,9 @@ function(_cass_prepare_hip_language)
   # libraries under lib/<triplet>/amdgcn, neither where CMake or clang look.
   file(GLOB hip_lang "${rocm}/lib/*/cmake/hip-lang/hip-lang-config.cmake")
   if(NOT hip_lang)
-    message(FATAL_ERROR
-      "CASS: no hip-lang CMake package under ${rocm}; install it (Debian: libamdhip64-dev)")
+    message(
+      FATAL_ERROR
+        "CASS: no hip-lang CMake package under ${rocm}; install it (Debian: libamdhip64-dev)")
   endif()
   list(GET hip_lang 0 hip_lang)
   get_filename_component(hip_lang_dir "${hip_lang}" DIRECTORY)
@@ -160,12 +168,12 @@ function(_cass_prepare_hip_language)
   foreach(dep IN ITEMS AMDDeviceLibs amd_comgr hsa-runtime64 hip)
     if(IS_DIRECTORY "${packages_dir}/${dep}")
       string(APPEND content
-        "if(NOT DEFINED ${dep}_DIR)\n  set(${dep}_DIR \"${packages_dir}/${dep}\")\nendif()\n")
+             "if(NOT DEFINED ${dep}_DIR)\n  set(${dep}_DIR \"${packages_dir}/${dep}\")\nendif()\n")
     endif()
   endforeach()
   string(APPEND content "include(\"${hip_lang}\")\n")
-  file(CONFIGURE OUTPUT "${forward}/lib/cmake/hip-lang/hip-lang-config.cmake"
-       CONTENT "${content}" @ONLY)
+  file(CONFIGURE OUTPUT "${forward}/lib/cmake/hip-lang/hip-lang-config.cmake" CONTENT "${content}"
+       @ONLY)
   if(NOT CMAKE_HIP_COMPILER_ROCM_ROOT)
     set(CMAKE_HIP_COMPILER_ROCM_ROOT "${forward}" CACHE PATH "ROCm root as CMake's HIP sees it")
   endif()
@@ -199,8 +207,11 @@ function(_cass_default_hip_architectures)
   if(NOT archs)
     find_program(enumerator NAMES rocm_agent_enumerator HINTS "${CASS_ROCM_PATH}/bin" NO_CACHE)
     if(enumerator)
-      execute_process(COMMAND "${enumerator}" -t GPU RESULT_VARIABLE rc
-                      OUTPUT_VARIABLE found ERROR_QUIET)
+      execute_process(
+        COMMAND "${enumerator}" -t GPU
+        RESULT_VARIABLE rc
+        OUTPUT_VARIABLE found
+        ERROR_QUIET)
       if(rc EQUAL 0)
         string(REGEX MATCHALL "gfx[0-9a-f]+" found "${found}")
         list(REMOVE_ITEM found gfx000)
@@ -226,8 +237,8 @@ function(_cass_find_python)
   get_filename_component(prefix "${_CASS_FUNCTIONS_DIR}/../../../../../../.." ABSOLUTE)
   find_program(python3 NAMES python3 python NO_CACHE)
   set(candidates)
-  foreach(candidate IN ITEMS "${prefix}/bin/python3" "${Python_EXECUTABLE}"
-                             "${Python3_EXECUTABLE}" "${python3}")
+  foreach(candidate IN ITEMS "${prefix}/bin/python3" "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}"
+                             "${python3}")
     if(candidate AND EXISTS "${candidate}" AND NOT candidate IN_LIST candidates)
       list(APPEND candidates "${candidate}")
     endif()
@@ -239,7 +250,9 @@ function(_cass_find_python)
     execute_process(
       COMMAND "${candidate}" -c
               "import sys, cass_build; print(sys.executable); print(cass_build.get_cmake_dir())"
-      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+      RESULT_VARIABLE rc
+      OUTPUT_VARIABLE out
+      ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(NOT rc EQUAL 0)
       continue()
     endif()
@@ -255,9 +268,8 @@ function(_cass_find_python)
     endif()
   endforeach()
   if(NOT fallback)
-    message(FATAL_ERROR
-      "CASS: no Python interpreter imports cass_build (tried: ${candidates}); "
-      "set CASS_PYTHON_EXECUTABLE")
+    message(FATAL_ERROR "CASS: no Python interpreter imports cass_build (tried: ${candidates}); "
+                        "set CASS_PYTHON_EXECUTABLE")
   endif()
   set(CASS_PYTHON_EXECUTABLE "${fallback}" CACHE FILEPATH "Python that runs cass translate")
 endfunction()
@@ -312,9 +324,8 @@ endmacro()
 # ---------------------------------------------------------------------------
 
 function(cass_add_library name)
-  _cass_parse_args(cass_add_library
-    "STATIC;SHARED;MODULE;OBJECT;EXCLUDE_FROM_ALL;ALLOW_UNVERIFIED"
-    "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
+  _cass_parse_args(cass_add_library "STATIC;SHARED;MODULE;OBJECT;EXCLUDE_FROM_ALL;ALLOW_UNVERIFIED"
+                   "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
   set(type)
   foreach(kind IN ITEMS STATIC SHARED MODULE OBJECT)
     if(_cass_${kind})
@@ -335,9 +346,8 @@ function(cass_add_library name)
 endfunction()
 
 function(cass_add_executable name)
-  _cass_parse_args(cass_add_executable
-    "WIN32;MACOSX_BUNDLE;EXCLUDE_FROM_ALL;ALLOW_UNVERIFIED"
-    "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
+  _cass_parse_args(cass_add_executable "WIN32;MACOSX_BUNDLE;EXCLUDE_FROM_ALL;ALLOW_UNVERIFIED"
+                   "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
   set(flags)
   foreach(flag IN ITEMS WIN32 MACOSX_BUNDLE EXCLUDE_FROM_ALL)
     if(_cass_${flag})
@@ -373,8 +383,8 @@ function(cass_target_sources target)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "cass_target_sources: '${target}' is not a target")
   endif()
-  _cass_parse_args(cass_target_sources
-    "PRIVATE;PUBLIC;INTERFACE;ALLOW_UNVERIFIED" "STRATEGY;VERIFY" "" ${ARGN})
+  _cass_parse_args(cass_target_sources "PRIVATE;PUBLIC;INTERFACE;ALLOW_UNVERIFIED"
+                   "STRATEGY;VERIFY" "" ${ARGN})
   set(scope PRIVATE)
   foreach(kind IN ITEMS PUBLIC INTERFACE)
     if(_cass_${kind})
@@ -473,17 +483,15 @@ function(_cass_translate_source target abs out_var)
 
   add_custom_command(
     OUTPUT "${out}"
-    COMMAND "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}"
-            --depfile "${out}.d" --mirror "${root}=${out_root}"
-            --strategy "${strategy}" --verify "${verify}" ${allow}
-            "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
-            "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
-            "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
+    COMMAND
+      "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}" --depfile "${out}.d"
+      --mirror "${root}=${out_root}" --strategy "${strategy}" --verify "${verify}" ${allow}
+      "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
+      "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
     DEPENDS "${abs}"
     DEPFILE "${out}.d"
     COMMENT "CASS translating ${rel}"
-    COMMAND_EXPAND_LISTS
-    VERBATIM)
+    COMMAND_EXPAND_LISTS VERBATIM)
   # Quoted includes the translator did not mirror still resolve beside the original.
   get_filename_component(src_dir "${abs}" DIRECTORY)
   set_source_files_properties("${out}" PROPERTIES LANGUAGE HIP COMPILE_OPTIONS "-iquote;${src_dir}")
@@ -562,8 +570,8 @@ function(_cass_link_with_cxx target)
   get_target_property(type ${target} TYPE)
   get_target_property(language ${target} LINKER_LANGUAGE)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if(language OR NOT "CXX" IN_LIST languages
-     OR NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+  if(language OR NOT "CXX" IN_LIST languages OR NOT type MATCHES
+                                                "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
     return()
   endif()
   set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)

@@ -369,3 +369,16 @@ def test_cass_translate_property_opts_files_in_and_out(tmp_path: Path) -> None:
     assert "Building HIP object CMakeFiles/mixed.dir/cass/kernel.hip.o" in planned
     assert "Building CXX object CMakeFiles/mixed.dir/plain.cpp.o" in planned
     assert "--verify none" in ok(run([NINJA, "-C", str(build), "-t", "commands"], build))
+
+
+CMAKE_FORMAT = shutil.which("cmake-format")
+
+
+@pytest.mark.skipif(CMAKE_FORMAT is None, reason="pip install cmakelang")
+def test_cmake_files_are_cmake_format_clean() -> None:
+    assert CMAKE_FORMAT is not None
+    files = [ROOT / "cmake" / "CASSFunctions.cmake", ROOT / "cmake" / "CASSConfig.cmake.in"]
+    files += sorted((ROOT / "examples").glob("*/**/CMakeLists.txt"))
+    config = ROOT / "cmake" / ".cmake-format.yaml"
+    proc = run([CMAKE_FORMAT, "-c", str(config), "--check", *map(str, files)], ROOT)
+    assert proc.returncode == 0, proc.stderr
