@@ -182,10 +182,11 @@ public:
         out_.ntoks = 0;
         out_.syms.clear();
         out_.syms.reserve(1024);
-        stack_.reserve(256);
+        opens_.resize(256);
         if (table_ != nullptr) {
             slots_.assign(1024, NameSlot{0, -1, 0, 0});
             shift_ = 64 - 10;
+            slot_mask_ = slots_.size() - 1;
         }
     }
 
@@ -298,7 +299,7 @@ public:
                         CASS_SIG(idx, b, i, TokenKind::Number, 0);
                         if (kIndex) {
                             // Only these values can be a warp-size hazard (see hazard_number).
-                            const long long v = literal_value(std::string_view(s + b, i - b));
+                            const long long v = small_literal(s + b, i - b);
                             if (v == 5 || v == 31 || v == 32 || v == 0xffffffffLL) {
                                 visit.push_back(idx);
                             }
@@ -382,10 +383,10 @@ public:
                         i = b + 3;
                         --launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchClose, 0);
-                        if (!stack_.empty() && stack_.back().c == '<') {
-                            toks[stack_.back().token].link = idx;
-                            toks[idx].link = stack_.back().token;
-                            stack_.pop_back();
+                        if (nopen_ > 0 && opens_[nopen_ - 1].c == '<') {
+                            const int open = opens_[--nopen_].token;
+                            toks[open].link = idx;
+                            toks[idx].link = open;
                         }
                         break;
                     }
@@ -467,9 +468,9 @@ public:
 #undef CASS_SIG
 #undef CASS_PUSH
         out_.ntoks = ntok;
-        for (const Open& o : stack_) {
-            if (o.c == '{') {
-                out_.unclosed_brace = o.token;
+        for (std::size_t k = 0; k < nopen_; ++k) {
+            if (opens_[k].c == '{') {
+                out_.unclosed_brace = opens_[k].token;
                 break;
             }
         }
@@ -485,11 +486,22 @@ private:
     std::size_t n_;
     const Table* table_;
     Scan& out_;
-    std::vector<Open> stack_;         // open brackets and launches, innermost last
+    std::vector<Open> opens_;  // open brackets and launches, innermost last: nopen_ of them
+    std::size_t nopen_ = 0;
     std::size_t cap_ = 0;             // tokens out_.toks has room for
     std::vector<NameSlot> slots_;     // the file's names, open addressing
     unsigned shift_ = 0;              // 64 - log2(slots_.size())
+    std::size_t slot_mask_ = 0;       // slots_.size() - 1
     std::uint8_t literal_flags_ = 0;  // kUnterminated when the last literal scanned was cut off
+
+    // literal_value() with the common one- and two-digit numbers done inline.
+    static long long small_literal(const char* p, std::size_t len) {
+        const auto d0 = static_cast<unsigned>(static_cast<unsigned char>(p[0]) - '0');
+        if (len == 1) return d0 < 10 ? static_cast<long long>(d0) : -1;
+        const auto d1 = static_cast<unsigned>(static_cast<unsigned char>(p[1]) - '0');
+        if (len == 2 && d0 < 10 && d1 < 10) return static_cast<long long>(d0 * 10 + d1);
+        return literal_value(std::string_view(p, len));
+    }
 
     // Twice the room for tokens; returns where they now are.
     [[gnu::noinline]] Tok* grow(std::size_t used) {
@@ -678,20 +690,20 @@ private:
 
     // Inlined in the loop (vector::push_back alone is not, in a function this big).
     void push_open(int idx, char c) {
-        if (stack_.size() == stack_.capacity()) stack_.reserve(stack_.size() * 2);
-        stack_.push_back(Open{idx, c});
+        if (nopen_ == opens_.size()) opens_.resize(opens_.size() * 2);
+        opens_[nopen_++] = Open{idx, c};
     }
 
     void close(Tok* toks, int idx, char c) {
         const char want = c == ')' ? '(' : (c == ']' ? '[' : '{');
         // A '}' pops unmatched openers of other kinds (unbalanced input stays usable).
         if (c == '}') {
-            while (!stack_.empty() && stack_.back().c != '{') stack_.pop_back();
+            while (nopen_ > 0 && opens_[nopen_ - 1].c != '{') --nopen_;
         }
-        if (!stack_.empty() && stack_.back().c == want) {
-            toks[stack_.back().token].link = idx;
-            toks[idx].link = stack_.back().token;
-            stack_.pop_back();
+        if (nopen_ > 0 && opens_[nopen_ - 1].c == want) {
+            const int open = opens_[--nopen_].token;
+            toks[open].link = idx;
+            toks[idx].link = open;
         }
     }
 
@@ -702,9 +714,9 @@ private:
     NameSlot intern(const char* p, std::size_t len) {
         const std::uint64_t key = name_key(p, len);
         const auto len16 = static_cast<std::uint16_t>(len < 0xFFFF ? len : 0xFFFF);
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t i = slot_of(key);; i = (i + 1) & mask) {
-            const NameSlot& z = slots_[i];
+        const NameSlot* slots = slots_.data();
+        for (std::size_t i = slot_of(key);; i = (i + 1) & slot_mask_) {
+            const NameSlot& z = slots[i];
             if (z.sym < 0) return add_symbol(p, len, key, i);
             if (z.key == key && z.len == len16 &&
                 (len <= 8 ||
@@ -731,7 +743,8 @@ private:
         std::vector<NameSlot> old(slots_.size() * 2, NameSlot{0, -1, 0, 0});
         old.swap(slots_);
         --shift_;
-        const std::size_t mask = slots_.size() - 1;
+        slot_mask_ = slots_.size() - 1;
+        const std::size_t mask = slot_mask_;
         for (const NameSlot& z : old) {
             if (z.sym < 0) continue;
             std::size_t i = slot_of(z.key);
