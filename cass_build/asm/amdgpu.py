@@ -238,8 +238,11 @@ def amd_asm(
         lower += [*(["--libdir", str(libdir)] if libdir else []), str(bitcode), str(out)]
         code, output = run(lower, cwd=workdir)
         if code != 0 or not out.is_file():
-            msg = f"{name}: {first_error(output, workdir)}"
-            raise InputError(msg, hint="report it with the source; other targets are unaffected")
+            why = re.sub(r"^(LLVM ERROR|error):\s*", "", first_error(output, workdir))
+            why = why.removeprefix(f"LLVM could not lower to {arch.name}: ")
+            why = why.replace("<unknown>:0:0: ", "")
+            msg = f"{name}: LLVM {versions[1]} cannot lower it for {arch.name}: {why}"
+            raise InputError(msg, hint="often an instruction or intrinsic this target lacks")
         tool = (
             f"clang {clang_text} front end ({front}) + LLVM {versions[1]} (llvmlite {versions[0]})"
         )

@@ -278,9 +278,9 @@ def run_dataset(args: argparse.Namespace, err: TextIO) -> int:
         limit=args.limit, backend=args.amd_backend, block=args.block, std=args.std,
         jobs=args.jobs,
     )  # fmt: skip
-    done = summary.files - len(summary.failed_files)
     print(
-        f"cass dataset: {summary.records} record(s) from {done} of {summary.files} file(s), "
+        f"cass dataset: {summary.records} record(s) from {summary.with_records} of "
+        f"{summary.files} file(s), "
         f"{summary.complete} on every target, in {args.output}",
         file=err,
     )

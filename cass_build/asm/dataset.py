@@ -38,6 +38,8 @@ __all__ = ["DatasetSummary", "corpus_files", "records_for", "summary_markdown", 
 @dataclass
 class DatasetSummary:
     files: int = 0
+    with_records: int = 0
+    """Files that gave at least one record."""
     kernels: int = 0
     records: int = 0
     complete: int = 0
@@ -139,6 +141,7 @@ def _lines(
         for target in errors:
             summary.target_failures[target] = summary.target_failures.get(target, 0) + 1
         summary.kernels += len(records)
+        summary.with_records += bool(records)
         for record in records:
             summary.records += 1
             summary.complete += len(record["sass"]) + len(record["amdgpu"]) == wanted
@@ -191,8 +194,8 @@ def summary_markdown(records: Sequence[dict[str, Any]], summary: DatasetSummary)
             if name not in targets:
                 targets.append(name)
     lines = [
-        f"{summary.records} kernel record(s) from {summary.files - len(summary.failed_files)} of "
-        f"{summary.files} file(s); {summary.complete} have a listing on every target.",
+        f"{summary.records} kernel record(s) from {summary.with_records} of {summary.files} "
+        f"file(s); {summary.complete} have a listing on every target.",
         "",
         "| target | kernels | median registers | spills or scratch | median occupancy "
         "| flagged | files failed |",
