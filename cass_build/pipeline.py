@@ -253,7 +253,9 @@ def _cache_key(
             "include_dirs": [str(p) for p in options.include_dirs],
             "defines": options.defines,
             "flags": options.flags,
-            "mirror": [[str(a), str(b)] for a, b in options.mirror],
+            # Output roots are left out: a second build directory reuses the entries,
+            # whose headers are stored relative to their root.
+            "mirror": [str(a) for a, _ in options.mirror],
             "allow_unverified": options.allow_unverified,
             "object": options.want_object,
             "settings": settings,
@@ -262,7 +264,21 @@ def _cache_key(
     )
 
 
-def _to_entry(result: Result) -> dict[str, Any]:
+def _relative_headers(
+    headers: dict[Path, bytes], mirror: tuple[tuple[Path, Path], ...]
+) -> list[tuple[int, str, str | None]]:
+    stored = []
+    for target, data in headers.items():
+        for i, (_, root) in enumerate(mirror):
+            try:
+                stored.append((i, str(target.relative_to(root)), _b64(data)))
+                break
+            except ValueError:
+                continue
+    return stored
+
+
+def _to_entry(result: Result, mirror: tuple[tuple[Path, Path], ...]) -> dict[str, Any]:
     return {
         "data": _b64(result.data),
         "strategy": result.strategy,
@@ -276,13 +292,18 @@ def _to_entry(result: Result) -> dict[str, Any]:
             "lines": result.stats.lines,
             "bytes": result.stats.bytes,
         },
-        "headers": {str(k): _b64(v) for k, v in result.headers.items()},
+        "headers": _relative_headers(result.headers, mirror),
         "object": _b64(result.object_data),
         "seconds": result.seconds,
     }
 
 
-def _from_entry(entry: dict[str, Any], path: str, depends: tuple[Path, ...]) -> Result:
+def _from_entry(
+    entry: dict[str, Any],
+    path: str,
+    depends: tuple[Path, ...],
+    mirror: tuple[tuple[Path, Path], ...],
+) -> Result:
     stats = entry["stats"]
     return Result(
         path=path,
@@ -307,7 +328,7 @@ def _from_entry(entry: dict[str, Any], path: str, depends: tuple[Path, ...]) -> 
             stats["bytes"],
         ),
         depends=depends,
-        headers={Path(k): base64.b64decode(v) for k, v in entry["headers"].items()},
+        headers={mirror[i][1] / rel: base64.b64decode(data) for i, rel, data in entry["headers"]},
         object_data=_unb64(entry["object"]),
         cached=True,
         seconds=entry["seconds"],
@@ -374,9 +395,9 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
                         start,
                     )
                     if not result.attempts or result.verified or level == "none":
-                        cache.put(key, _to_entry(result))
+                        cache.put(key, _to_entry(result, opts.mirror))
                     return result
-        found = _from_entry(hit, str(src), depends)
+        found = _from_entry(hit, str(src), depends, opts.mirror)
         return dataclasses.replace(found, seconds=time.perf_counter() - start)
     return _run_chain(
         src, data, mirrored, opts, chain, auto, level, archs, toolchain, depends, downgrade, start

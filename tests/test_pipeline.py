@@ -450,3 +450,16 @@ def test_progress_bar_on_a_terminal_keeps_every_message(tmp_path: Path) -> None:
     assert "\x1b[" in shown  # the bar drew itself
     assert shown.count("[cass-warp-lane-arith]") == 3
     assert "cass: 3 file(s) translated: 0 error(s), 3 warning(s)" in shown
+
+
+def test_a_second_build_directory_reuses_the_cache(tmp_path: Path, cache_dir: Path) -> None:
+    src = project(tmp_path)
+    first, second = tmp_path / "build-a", tmp_path / "build-b"
+    for out, cached in ((first, False), (second, True)):
+        opts = options(
+            verify="none", include_dirs=(src.parent / "inc",), mirror=((src.parent, out),)
+        )
+        result = translate_to(src, out / "k.hip", opts)
+        assert result.cached is cached
+        assert (out / "inc" / "scale.cuh").read_text().startswith("#pragma once\n#include <hip/")
+        assert list(result.headers) == [out / "inc" / "scale.cuh"]
