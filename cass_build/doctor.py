@@ -86,6 +86,30 @@ def checks() -> list[Check]:
     ):
         path = shutil.which(tool)
         found.append(Check(tool, path is not None, path or "not on PATH", why, how))
+    import importlib.util
+
+    has_llvmlite = importlib.util.find_spec("llvmlite") is not None
+    found.append(
+        Check(
+            "llvmlite",
+            has_llvmlite,
+            "installed" if has_llvmlite else "missing",
+            "cass asm for gfx942, gfx950, gfx1100, gfx1200, gfx1201",
+            "pip install 'cass-build[asm]'",
+        )
+    )
+    from .asm._tools import nvidia_disassembler
+
+    disasm = nvidia_disassembler()
+    found.append(
+        Check(
+            "nvdisasm",
+            disasm is not None,
+            f"{disasm[0]} ({disasm[1]})" if disasm else "missing",
+            "NVIDIA SASS listings in cass asm",
+            "pip install 'cass-build[asm]'",
+        )
+    )
     from .strategies import ModelStrategy
 
     reason = ModelStrategy().unavailable()

@@ -44,7 +44,11 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     package = {n for n in names if n.startswith("cass_build/")}
     tables = {p.name for p in (ROOT / "cass_build" / "data").glob("*.toml")}
-    expected_py = {f"cass_build/{p.name}" for p in (ROOT / "cass_build").glob("*.py")}
+    expected_py = {
+        f"cass_build/{p.relative_to(ROOT / 'cass_build').as_posix()}"
+        for p in (ROOT / "cass_build").rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
     assert expected_py <= package
     assert {f"cass_build/data/{t}" for t in tables} <= package
     assert any(n.startswith("cass_build/_core") and n.endswith(".so") for n in package)
