@@ -282,17 +282,18 @@ def measure_core(blobs: Sequence[bytes], reps: int) -> Rate:
     binding that hands back the output bytes and the ``Diagnostic`` tuples."""
     from cass_build import _core
     from cass_build.diagnostics import SEVERITIES, Diagnostic
-    from cass_build.rules import core_table
+    from cass_build.rules import _workspace, core_table
 
     settings = _settings()
     table = core_table()
     args = _core_args(settings, settings.resolved_hip_version())
+    workspace = _workspace()
 
     def body() -> int:
         diags = 0
         for data in blobs:
             _data, found, _counts, _lines = _core.translate_result(
-                data, table, *args, "<bench>", Diagnostic, SEVERITIES
+                data, table, *args, "<bench>", Diagnostic, SEVERITIES, workspace
             )
             diags += len(found)
         return diags
@@ -461,7 +462,13 @@ def measure_stages(
     from cass_build import _core
     from cass_build.api import Translation
     from cass_build.diagnostics import SEVERITIES, Diagnostic
-    from cass_build.rules import RuleResult, _family_count, _family_names, core_table
+    from cass_build.rules import (
+        RuleResult,
+        _family_count,
+        _family_names,
+        _workspace,
+        core_table,
+    )
     from cass_build.sources import _read_all, check_source, write_atomic
     from cass_build.stats import Stats
 
@@ -499,7 +506,7 @@ def measure_stages(
         c4 = clock()
         path = str(src)
         out, diagnostics, counts, lines = _core.translate_result(
-            data, table, *_core_args(settings, hip), path, Diagnostic, SEVERITIES
+            data, table, *_core_args(settings, hip), path, Diagnostic, SEVERITIES, _workspace()
         )
         c5 = clock()
         family = _family_names()

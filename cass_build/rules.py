@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import threading
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import SEVERITIES, Diagnostic
@@ -87,6 +88,19 @@ def _family_count(converted: int, unconverted: int) -> FamilyCount:
     return found
 
 
+_LOCAL = threading.local()
+
+
+def _workspace() -> Any:
+    """This thread's core workspace: the core's large buffers, allocated once per thread."""
+    found = getattr(_LOCAL, "workspace", None)
+    if found is None:
+        from . import _core
+
+        found = _LOCAL.workspace = _core.Workspace()
+    return found
+
+
 def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
     """Translate UTF-8 CUDA source bytes with the tables."""
     from . import _core
@@ -104,6 +118,7 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
         path,
         Diagnostic,
         SEVERITIES,
+        _workspace(),
     )
     names = _family_names()
     families = {names[i]: _family_count(conv, unconv) for i, conv, unconv in counts}

@@ -90,7 +90,7 @@ PyObject* new_str(const std::string& s) {
 py::tuple translate_result(const py::bytes& source, const cass::Table& table, int hip_version,
                            bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version,
                            const py::str& path, const py::type& diagnostic_type,
-                           const py::tuple& severities) {
+                           const py::tuple& severities, cass::Workspace* workspace) {
     auto* type = reinterpret_cast<PyTypeObject*>(diagnostic_type.ptr());
     if (!PyType_IsSubtype(type, &PyTuple_Type) || type->tp_basicsize != PyTuple_Type.tp_basicsize ||
         type->tp_itemsize != PyTuple_Type.tp_itemsize || severities.size() != 3) {
@@ -110,13 +110,15 @@ py::tuple translate_result(const py::bytes& source, const cass::Table& table, in
         py::gil_scoped_release release;
         // The output goes straight into the bytes object returned, allocated
         // (with the GIL) once its size is known.
-        r = cass::translate(src, table, opt, [&text](std::size_t size) {
+        const cass::OutputBuffer output = [&text](std::size_t size) {
             py::gil_scoped_acquire acquire;
             text = py::reinterpret_steal<py::bytes>(
                 PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size)));
             if (!text) throw py::error_already_set();
             return PyBytes_AS_STRING(text.ptr());
-        });
+        };
+        r = workspace != nullptr ? cass::translate(src, table, opt, output, *workspace)
+                                 : cass::translate(src, table, opt, output);
     }
     py::list diags(r.diagnostics.size());
     std::vector<std::pair<std::string, py::object>> rules;  // "inline-ptx" -> "cass-inline-ptx"
@@ -166,6 +168,10 @@ py::list tokens(const py::bytes& source) {
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "CASS C++ core: byte-exact CUDA lexer and table-driven rule rewriter";
+    py::class_<cass::Workspace>(
+        m, "Workspace",
+        "Buffers one translation leaves for the next; one per thread (see cass::Workspace)")
+        .def(py::init<>());
     py::class_<cass::Table, std::shared_ptr<cass::Table>>(m, "Table")
         .def(py::init(&make_table), py::arg("rows"), py::arg("families"))
         .def("__len__", &cass::Table::size);
@@ -175,7 +181,7 @@ PYBIND11_MODULE(_core, m) {
     m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
           py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
           py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("path"),
-          py::arg("diagnostic_type"), py::arg("severities"),
+          py::arg("diagnostic_type"), py::arg("severities"), py::arg("workspace") = nullptr,
           "translate() with Diagnostic instances and (family, converted, unconverted) stats");
     m.def(
         "tokens", &tokens, py::arg("source"),

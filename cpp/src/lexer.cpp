@@ -164,25 +164,30 @@ inline bool same_name(const char* a, const char* b, std::size_t len) {
     return std::memcmp(a, b, len) == 0;
 }
 
-// One slot of the per-file name table: everything the lexer needs of a name
-// it has seen, in one 16-byte read.
-struct NameSlot {
-    std::uint64_t key;
-    std::int32_t sym;     // -1 = empty
-    std::uint16_t len;    // the name's length, 0xFFFF for 65535 and more
-    std::uint16_t flags;  // the symbol's SymbolFlags
-};
-
 class Scanner {
 public:
     Scanner(std::string_view src, const Table* table, Scan& out)
-        : s_(src.data()), n_(src.size()), table_(table), out_(out) {
-        cap_ = n_ / 3 + 16;
-        out_.toks.reset(new Tok[cap_]);  // left uninitialized: every token is written whole
+        : s_(src.data()),
+          n_(src.size()),
+          table_(table),
+          out_(out),
+          opens_(out.opens),
+          slots_(out.slots),
+          cap_(out.cap) {
+        const std::size_t want = n_ / 3 + 16;
+        if (cap_ < want) {
+            out_.toks.reset(new Tok[want]);  // left uninitialized: every token is written whole
+            cap_ = want;
+        }
         out_.ntoks = 0;
         out_.syms.clear();
         out_.syms.reserve(1024);
-        opens_.resize(256);
+        out_.visit.clear();
+        out_.decls.clear();
+        out_.fors.clear();
+        out_.unclosed_brace = -1;
+        out_.unterminated = -1;
+        if (opens_.size() < 256) opens_.resize(256);
         if (table_ != nullptr) {
             slots_.assign(1024, NameSlot{0, -1, 0, 0});
             shift_ = 64 - 10;
@@ -477,19 +482,14 @@ public:
     }
 
 private:
-    struct Open {
-        int token;
-        char c;  // '(', '[', '{', or '<' for <<<
-    };
-
     const char* s_;
     std::size_t n_;
     const Table* table_;
     Scan& out_;
-    std::vector<Open> opens_;  // open brackets and launches, innermost last: nopen_ of them
+    std::vector<Open>& opens_;  // open brackets and launches, innermost last: nopen_ of them
     std::size_t nopen_ = 0;
-    std::size_t cap_ = 0;             // tokens out_.toks has room for
-    std::vector<NameSlot> slots_;     // the file's names, open addressing
+    std::vector<NameSlot>& slots_;    // the file's names, open addressing
+    std::size_t& cap_;                // tokens out_.toks has room for
     unsigned shift_ = 0;              // 64 - log2(slots_.size())
     std::size_t slot_mask_ = 0;       // slots_.size() - 1
     std::uint8_t literal_flags_ = 0;  // kUnterminated when the last literal scanned was cut off

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -47,12 +48,28 @@ std::string version_text(std::uint32_t v) {
 
 }  // namespace
 
-Rewriter::Rewriter(std::string_view src, const Table& table, const Options& options)
-    : t_(table), o_(options) {
-    padded_.reset(new char[src.size() + kPadding]);
-    std::memcpy(padded_.get(), src.data(), src.size());
-    std::memset(padded_.get() + src.size(), 0, kPadding);
-    s_ = std::string_view(padded_.get(), src.size());
+void Storage::trim() {
+    constexpr std::size_t kKeep = std::size_t{1} << 24;  // bytes a buffer may keep
+    if (scan.cap * sizeof(Tok) > kKeep) {
+        scan.toks.reset();
+        scan.cap = 0;
+    }
+    if (padded_cap > kKeep) {
+        padded.reset();
+        padded_cap = 0;
+    }
+    if (consumed.capacity() > kKeep) std::vector<std::uint8_t>().swap(consumed);
+}
+
+Rewriter::Rewriter(std::string_view src, const Table& table, const Options& options, Storage& mem)
+    : mem_(mem), t_(table), o_(options) {
+    if (mem_.padded_cap < src.size() + kPadding) {
+        mem_.padded.reset(new char[src.size() + kPadding]);
+        mem_.padded_cap = src.size() + kPadding;
+    }
+    std::memcpy(mem_.padded.get(), src.data(), src.size());
+    std::memset(mem_.padded.get() + src.size(), 0, kPadding);
+    s_ = std::string_view(mem_.padded.get(), src.size());
     // Lexing indexes as it goes: brackets, previous significant tokens, one
     // table lookup per distinct name, the tokens the walk visits.
     scan(s_, &t_, scan_);
@@ -1141,13 +1158,32 @@ Result Rewriter::run(const OutputBuffer* output) {
 
 }  // namespace detail
 
+struct Workspace::Impl {
+    std::mutex busy;
+    detail::Storage storage;
+};
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+
 Result translate(std::string_view source, const Table& table, const Options& options) {
-    return detail::Rewriter(source, table, options).run(nullptr);
+    detail::Storage mem;
+    return detail::Rewriter(source, table, options, mem).run(nullptr);
 }
 
 Result translate(std::string_view source, const Table& table, const Options& options,
                  const OutputBuffer& output) {
-    return detail::Rewriter(source, table, options).run(&output);
+    detail::Storage mem;
+    return detail::Rewriter(source, table, options, mem).run(&output);
+}
+
+Result translate(std::string_view source, const Table& table, const Options& options,
+                 const OutputBuffer& output, Workspace& workspace) {
+    const std::lock_guard<std::mutex> hold(workspace.impl_->busy);
+    detail::Storage& mem = workspace.impl_->storage;
+    Result r = detail::Rewriter(source, table, options, mem).run(&output);
+    mem.trim();
+    return r;
 }
 
 }  // namespace cass

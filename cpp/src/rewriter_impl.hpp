@@ -52,9 +52,20 @@ struct Loop {
     bool reported;
 };
 
+// What a translation allocates in proportion to its source; a Workspace keeps
+// one for the next translation.
+struct Storage {
+    Scan scan;
+    std::vector<std::uint8_t> consumed;
+    std::unique_ptr<char[]> padded;
+    std::size_t padded_cap = 0;
+    // Lets go of buffers grown for an unusually large source.
+    void trim();
+};
+
 class Rewriter {
 public:
-    Rewriter(std::string_view src, const Table& table, const Options& options);
+    Rewriter(std::string_view src, const Table& table, const Options& options, Storage& mem);
     Result run(const OutputBuffer* output);
 
     // --- token navigation ---------------------------------------------------
@@ -163,15 +174,15 @@ private:
     void report_truncation();
 
 public:
-    std::unique_ptr<char[]> padded_;  // the source and kPadding zero bytes
-    std::string_view s_;              // the source, in padded_
+    Storage& mem_;
+    std::string_view s_;  // the source, in mem_.padded (followed by kPadding zero bytes)
     const Table& t_;
     const Options& o_;
-    Scan scan_;
+    Scan& scan_ = mem_.scan;
     const Tok* toks_ = nullptr;               // scan_.toks
     std::vector<Symbol>& syms_ = scan_.syms;  // per distinct identifier: entry, declarations
     int ntok_ = 0;
-    std::vector<std::uint8_t> consumed_;
+    std::vector<std::uint8_t>& consumed_ = mem_.consumed;
     std::vector<Edit> edits_;
     std::deque<std::string> owned_;  // texts of edits built here (a deque never moves them)
     std::vector<Diagnostic> diags_;

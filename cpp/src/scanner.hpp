@@ -89,15 +89,35 @@ struct Symbol {
     std::int8_t plain;      // Rewriter::is_plain() of its entry once asked, else -1
 };
 
+// One slot of the per-file name table: everything the lexer needs of a name
+// it has seen, in one 16-byte read.
+struct NameSlot {
+    std::uint64_t key;    // the name itself for up to 8 bytes, else a hash of it
+    std::int32_t sym;     // -1 = empty
+    std::uint16_t len;    // the name's length, 0xFFFF for 65535 and more
+    std::uint16_t flags;  // the symbol's SymbolFlags
+};
+
+// An open bracket or launch waiting for its closer.
+struct Open {
+    int token;
+    char c;  // '(', '[', '{', or '<' for <<<
+};
+
+// What the lexer produces, and the buffers it works in. A Scan may be used
+// again for the next file: the lexer resets it but keeps what it allocated.
 struct Scan {
-    std::unique_ptr<Tok[]> toks;  // ntoks of them
+    std::unique_ptr<Tok[]> toks;  // ntoks of them, room for cap
     std::size_t ntoks = 0;
+    std::size_t cap = 0;
     std::vector<Symbol> syms;
     std::vector<int> visit;  // the only tokens the rewriter's walk needs, in order
     std::vector<int> decls;  // identifiers right after an identifier: maybe declarations
     std::vector<int> fors;   // `for` keywords
     int unclosed_brace = -1;
-    int unterminated = -1;  // first comment or literal cut off by the end of a line or file
+    int unterminated = -1;        // first comment or literal cut off by the end of a line or file
+    std::vector<NameSlot> slots;  // the lexer's name table
+    std::vector<Open> opens;      // the lexer's bracket stack
 };
 
 // Lexes `src` (followed in memory by kPadding zero bytes). With a table it also

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +44,29 @@ using OutputBuffer = std::function<char*(std::size_t)>;
 // Result::text (left empty): into a Python bytes object, without a copy.
 Result translate(std::string_view source, const Table& table, const Options& options,
                  const OutputBuffer& output);
+
+// The memory one translation leaves for the next. A translation allocates
+// several times its source's size (tokens, a padded copy); a thread that
+// translates many files with one Workspace allocates that once, not per file
+// (for large buffers, allocating means fresh pages from the kernel each time).
+// One per thread: a second thread using the same Workspace waits its turn.
+class Workspace {
+public:
+    Workspace();
+    ~Workspace();
+    Workspace(const Workspace&) = delete;
+    Workspace& operator=(const Workspace&) = delete;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+    friend Result translate(std::string_view source, const Table& table, const Options& options,
+                            const OutputBuffer& output, Workspace& workspace);
+};
+
+// translate() into `output`, working in `workspace`.
+Result translate(std::string_view source, const Table& table, const Options& options,
+                 const OutputBuffer& output, Workspace& workspace);
 
 }  // namespace cass
