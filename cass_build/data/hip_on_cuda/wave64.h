@@ -16,10 +16,11 @@
 // warp 0 finish a reduction alone); the operation then runs with the other half's lanes
 // inactive. A named barrier would wait forever for the absent half. Here the half that
 // arrives registers in a per-wave word changed only by compare-and-swap, and proceeds alone,
-// as AMD's inactive lanes do, once the other half is known to be elsewhere: waiting at another
-// wave operation, in __syncthreads(), or silent for CASS_WAVE64_PATIENCE polls (it returned,
-// or is in a branch with no wave operation). Shared memory is not initialised at block start,
-// so the word carries a tag of the grid launch and block; a word with another tag is fresh.
+// as AMD's inactive lanes do, once the other half is known to be elsewhere: waiting at a wave
+// operation later in the source, in __syncthreads(), or silent for CASS_WAVE64_PATIENCE polls
+// (it returned, or is in a branch with no wave operation). Shared memory is not initialised
+// at block start, so the word carries a tag of the grid launch and block; a word with another
+// tag is fresh.
 //
 // Included by the generated layer.h after the generated names, so CUDA spellings are used
 // here and HIP names defined by the tables can be redefined.
@@ -323,6 +324,10 @@ __device__ inline void leave(const meeting& g) {
         __threadfence_block();
         part(&g.w->word, block_tag(), g.site);
     }
+    // Reconverge: with independent thread scheduling the other lanes would run ahead of the
+    // leader into the next operation, whose __activemask() would then miss the leader and
+    // split this half into two meetings (seen on an H200: the wave lost step and trapped).
+    __syncwarp(g.mask);
 }
 
 // The value of `var` in lane `src64` of the wave (0 where that lane is inactive).
@@ -584,6 +589,7 @@ __device__ inline void block_barrier() {
             if (swap(word, seen, encode(s, tag))) break;
         }
     }
+    if (p.pair) __syncwarp(mask);  // as in leave(): no lane runs ahead of the leader
 }
 
 // hipDeviceProp_t with HIP's warpSize (the macro below renames the member, which CUDA's

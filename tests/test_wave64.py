@@ -1,0 +1,197 @@
+"""The HIP-on-CUDA layer's wave64 mode: 64-lane AMD wavefronts on NVIDIA's 32-lane warps.
+
+Here (no GPU) the tests check that the mode is wired into the layer and the runners, that
+its meeting protocol holds on real CPU threads, and that nvcc builds every proof program's
+translation in wave64 mode. On a machine with an NVIDIA GPU, the last test runs the proof
+programs both ways; bench/wave64.py does the same for the committed report.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from cass_build import Settings, translate_file
+from cass_build.cli import main
+from cass_build.compare import compare, gpu_backend
+from cass_build.errors import UsageError
+from cass_build.hip_on_cuda import generate, render
+from cass_build.wave64 import nvcc_flags, parse_waves
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "cass_build" / "data" / "hip_on_cuda"
+PROGRAMS = ROOT / "tests" / "fixtures" / "wave64"
+NVCC = shutil.which("nvcc")
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) is not installed")
+DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$", re.MULTILINE)
+
+
+def _directives(path: Path) -> dict[str, str]:
+    return dict(DIRECTIVE.findall("\n".join(path.read_text().splitlines()[:8])))
+
+
+def _macros(text: str) -> list[str]:
+    return re.findall(r"^#define (\w+) cass_wave64", text, re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def layer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate(tmp_path_factory.mktemp("layer"))
+
+
+def test_suspend_and_resume_cover_every_macro() -> None:
+    names = _macros((DATA / "wave64.h").read_text())
+    assert {"warpSize", "__shfl_sync", "__ballot", "__syncthreads"} <= set(names)
+    suspend = (DATA / "wave64_suspend.h").read_text()
+    resume = (DATA / "wave64_resume.h").read_text()
+    assert re.findall(r'push_macro\("(\w+)"\)', suspend) == names
+    assert re.findall(r"^#undef (\w+)", suspend, re.MULTILINE) == names
+    assert re.findall(r'pop_macro\("(\w+)"\)', resume) == names
+
+
+def test_layer_ships_the_mode() -> None:
+    files = render()
+    for name in ("wave64.h", "wave64_suspend.h", "wave64_resume.h"):
+        assert files[f"cass_hip_on_cuda/{name}"] == (DATA / name).read_bytes()
+    core = files["cass_hip_on_cuda/layer.h"].decode()
+    # After the generated names, which it redefines (hipDeviceProp_t, ...).
+    assert core.index("names.h") < core.index("wave64.h")
+    runtime = files["hip/hip_runtime.h"].decode()
+    first, last = runtime.index("wave64_suspend.h"), runtime.index("wave64_resume.h")
+    assert first < runtime.index("#include <cuda_runtime.h>") < last
+    assert last < runtime.index("cass_hip_on_cuda/layer.h")
+
+
+def test_parse_waves() -> None:
+    assert parse_waves("32") == (32,)
+    assert parse_waves("64, 32,64") == (32, 64)
+    with pytest.raises(UsageError):
+        parse_waves("32,48")
+
+
+def test_bad_wave_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(PROGRAMS), "--wave", "48", "--no-gpu"]) == 2
+    assert "--wave" in capsys.readouterr().err
+    assert main(["compare", str(PROGRAMS / "ballot32.cu"), "--wave", "16"]) == 2
+
+
+def test_protocol_on_cpu_threads(tmp_path: Path) -> None:
+    """Two threads play the two halves of a wave through branches, loops, barriers, exits."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ is not installed")
+    exe = tmp_path / "protocol"
+    cmd = [gxx, "-std=c++20", "-O1", "-pthread", "-I", str(DATA)]
+    cmd += [str(PROGRAMS / "protocol_host.cpp"), "-o", str(exe)]
+    built = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if built.returncode and "c++20" in built.stderr:
+        pytest.skip(f"g++ lacks C++20: {built.stderr.strip()[:200]}")
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
+    assert ran.stdout.strip() == "protocol: all scenarios passed"
+
+
+def test_fixtures_declare_what_they_prove() -> None:
+    sources = sorted(PROGRAMS.glob("*.cu"))
+    hazards = [p for p in sources if "HAZARD" in _directives(p)]
+    assert len(hazards) >= 5
+    for path in sources:
+        info = _directives(path)
+        assert info.get("WAVE64") in ("pass", "fail"), path
+        assert (info["WAVE64"] == "fail") == (path in hazards), path
+    for path in hazards:
+        info = _directives(path)
+        fixed = PROGRAMS / info["FIXED"]
+        assert info["FIX"] and _directives(fixed)["FIXES"] == info["HAZARD"], path
+        assert _directives(fixed)["WAVE64"] == "pass"
+
+
+@needs_nvcc
+def test_nvcc_flags_preinclude_cuda_library_headers(tmp_path: Path) -> None:
+    (tmp_path / "util.h").write_text("#include <cuda/std/atomic>\n#include <vector>\n")
+    source = tmp_path / "k.hip"
+    source.write_text(
+        '#include <hip/hip_runtime.h>\n#include "util.h"\n#include <thrust/sort.h>\n'
+        "#include <cstdio>\n"
+    )
+    assert nvcc_flags(32, source) == []
+    flags = nvcc_flags(64, source, nvcc=Path(str(NVCC)))
+    assert flags[0] == "-DCASS_WAVE=64"
+    included = [flags[i + 1] for i, flag in enumerate(flags) if flag == "-include"]
+    assert included == ["cuda/std/atomic", "thrust/sort.h"]
+
+
+def _nvcc(layer: Path, source: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", *flags, "-I", str(layer)]
+    cmd += ["-x", "cu", str(source), "-c", "-o", str(out)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+
+
+@needs_nvcc
+def test_mode_is_chosen_at_build_time(layer: Path, tmp_path: Path) -> None:
+    """One source, three builds: the mode sets warpSize and the wavefront size, or refuses."""
+    source = tmp_path / "mode.hip"
+    source.write_text(
+        "#include <hip/hip_runtime.h>\n"
+        "#include <hip/hip_cooperative_groups.h>\n"  # CUDA's header, after the macros
+        "namespace cg = cooperative_groups;\n"
+        "#if defined(CASS_WAVE) && CASS_WAVE == 64\n"
+        "#if __AMDGCN_WAVEFRONT_SIZE != 64\n#error wave64 is off\n#endif\n"
+        '__global__ void k(int* o) { static_assert(warpSize == 64, ""); '
+        "o[0] = __shfl_down_sync(0xffffffffffffffffull, o[1], 32); "
+        "o[2] = cg::tiled_partition<32>(cg::this_thread_block()).shfl_down(o[3], 1); }\n"
+        "#else\n"
+        "#ifdef __AMDGCN_WAVEFRONT_SIZE\n#error wave64 is on\n#endif\n"
+        "__global__ void k(int* o) { o[0] = __shfl_down_sync(0xffffffffffffffffull, o[1], 1); }\n"
+        "#endif\n"
+    )
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(
+            pool.map(
+                lambda flags: _nvcc(layer, source, tmp_path / f"{len(flags)}.o", *flags),
+                [(), ("-DCASS_WAVE=64",), ("-DCASS_WAVE=48",)],
+            )
+        )
+    assert runs[0].returncode == 0, runs[0].stderr
+    assert runs[1].returncode == 0, runs[1].stderr
+    assert runs[2].returncode != 0 and "CASS_WAVE must be 32" in runs[2].stderr
+
+
+@needs_nvcc
+@pytest.mark.parametrize("version", [(7, 1), (5, 2)], ids=["hip7.1", "hip5.2"])
+def test_translations_build_in_wave64_mode(
+    version: tuple[int, int], layer: Path, tmp_path: Path
+) -> None:
+    """Every proof program, translated by the rules, compiles with the layer in wave64 mode."""
+    sources = sorted(PROGRAMS.glob("*.cu"))
+    if version == (5, 2):  # the maskless HIP 5 intrinsics: the emulation's other half
+        sources = [p for p in sources if p.stem in ("selftest", "ballot32", "scan_agnostic")]
+    jobs = []
+    for path in sources:
+        hip = tmp_path / f"{path.stem}.hip"
+        hip.write_bytes(translate_file(path, options=Settings(hip_version=version)).data)
+        jobs.append((hip, nvcc_flags(64, hip, nvcc=Path(str(NVCC)))))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(
+            pool.map(lambda job: _nvcc(layer, job[0], job[0].with_suffix(".o"), *job[1]), jobs)
+        )
+    pairs = zip(jobs, results, strict=True)
+    failed = {hip.name: r.stderr[-2000:] for (hip, _), r in pairs if r.returncode}
+    assert not failed, failed
+
+
+@pytest.mark.skipif(gpu_backend() != "nvidia", reason="needs an NVIDIA GPU")
+@pytest.mark.parametrize("path", sorted(PROGRAMS.glob("*.cu")), ids=lambda p: p.stem)
+def test_proof_programs_on_the_gpu(path: Path, tmp_path: Path) -> None:
+    hip = tmp_path / f"{path.stem}.hip"
+    hip.write_bytes(translate_file(path, options=Settings(hip_version=(7, 1))).data)
+    wave32 = compare(path, hip, workdir=tmp_path / "32")
+    assert wave32.passed, wave32.reason
+    wave64 = compare(path, hip, workdir=tmp_path / "64", wave=64)
+    assert wave64.passed == (_directives(path)["WAVE64"] == "pass"), wave64.reason
