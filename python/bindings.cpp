@@ -143,6 +143,9 @@ py::tuple translate_result(const py::bytes& source, const cass::Table& table, in
         PyObject* t = type->tp_alloc(type, 6);
         if (t == nullptr) throw py::error_already_set();
         for (Py_ssize_t i = 0; i < 6; ++i) PyTuple_SET_ITEM(t, i, items[i].release().ptr());
+        // Only strings and ints inside: no cycle can run through it, so the
+        // collector need not walk it (CPython untracks such tuples itself, later).
+        PyObject_GC_UnTrack(t);
         PyList_SET_ITEM(diags.ptr(), static_cast<Py_ssize_t>(k), t);
     }
     py::list fams;
