@@ -377,7 +377,7 @@ def test_quiet_prints_errors_only() -> None:
         (
             ["frobnicate"],
             "argument command: invalid choice: 'frobnicate' (choose from 'translate', "
-            "'cache', 'doctor', 'bench', 'tables')",
+            "'cache', 'doctor', 'compare', 'bench', 'tables', 'asm', 'dataset')",
         ),
         (["tables", "--family", "nope"], "--family nope: no such family"),
     ],

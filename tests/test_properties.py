@@ -104,7 +104,8 @@ BLANK_GAP = re.compile(rb"(?:[ \t\r\f\v]|\\\r?\n)*")
 @given(any_bytes)
 @settings(max_examples=300)
 def test_tokens_and_blank_gaps_cover_every_byte(data: bytes) -> None:
-    at = 0
+    # A UTF-8 byte order mark at the very start is skipped like a blank.
+    at = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     for begin, end, _kind, _flags in _core.tokens(data):
         assert begin >= at and end > begin
         assert BLANK_GAP.fullmatch(data[at:begin]), data[at:begin]
