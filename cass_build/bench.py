@@ -238,7 +238,7 @@ def _safe(strategy: str) -> str:
     return strategy.replace(":", "_").replace("/", "_").replace(" ", "_")
 
 
-def _compile_columns(report: Path) -> dict[tuple[str, str], dict[str, Any]]:
+def _rows_by_program(report: Path) -> dict[tuple[str, str], dict[str, Any]]:
     try:
         doc = json.loads(report.read_text(encoding="utf-8"))
         return {(r["program"], r["strategy"]): r for r in doc["rows"]}
@@ -564,10 +564,10 @@ def run_bench(
     with tempfile.TemporaryDirectory(prefix="cass-bench-") as tmp:
         work = Path(tmp)
 
-        earlier = _compile_columns(compile_report) if compile_report else {}
+        earlier = _rows_by_program(compile_report) if compile_report else {}
         ran: dict[tuple[str, str], dict[str, Any]] = {}
         for report in run_reports:
-            ran.update(_compile_columns(report))
+            ran.update(_rows_by_program(report))
 
         def one(item: tuple[Program, str]) -> Row:
             program, strategy = item

@@ -10,6 +10,7 @@ Chains are comma-separated: ``exec:./my-tool {in},rules`` tries the tool first.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -162,6 +163,12 @@ class ModelStrategy:
         return Candidate(text)
 
 
+@functools.cache
+def _which(tool: str) -> str | None:
+    """PATH lookups once per process: every file asks whether HIPIFY is installed."""
+    return shutil.which(tool)
+
+
 class ExternalStrategy:
     """A translator run as a program: hipify-perl, hipify-clang or ``exec:CMD``."""
 
@@ -170,12 +177,12 @@ class ExternalStrategy:
         self.argv = argv
 
     def unavailable(self) -> str | None:
-        if shutil.which(self.argv[0]) is None:
+        if _which(self.argv[0]) is None:
             return f"{self.argv[0]} is not on PATH"
         return None
 
     def fingerprint(self) -> str:
-        exe = shutil.which(self.argv[0]) or self.argv[0]
+        exe = _which(self.argv[0]) or self.argv[0]
         try:
             st = Path(exe).stat()
             stamp = f"{st.st_size}:{st.st_mtime_ns}"

@@ -21,15 +21,11 @@ from pathlib import Path
 
 from .toolchain import HipToolchain
 
-__all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "level_index", "verify"]
+__all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "verify"]
 
 LEVELS = ("none", "syntax", "compile", "run")
 _COMPILE_TIMEOUT = 600.0
 _MESSAGE = re.compile(r"^(?P<where>[^:\n]+:\d+:\d+): (?P<kind>error|fatal error): (?P<text>.*)$")
-
-
-def level_index(level: str) -> int:
-    return LEVELS.index(level)
 
 
 @dataclass(frozen=True)
