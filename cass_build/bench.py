@@ -9,7 +9,11 @@ args, libs). For every program and every strategy asked for, this:
 2. compiles the translation for the AMD archs here (the compile rate);
 3. where an NVIDIA GPU exists, builds and runs the CUDA original and the
    translated HIP (through the HIP-on-CUDA layer) several times, and compares
-   verdict lines, checksums and output files (execution accuracy) and runtimes.
+   verdict lines, checksums and output files (execution accuracy) and runtimes;
+4. with ``resources``, compiles the translation for AMD targets and the original for an
+   NVIDIA reference (``cass_build.asm``), and keeps each program's lowest AMD/NVIDIA
+   occupancy ratio with its reason. That needs hipcc, so it belongs to the compile phase;
+   a GPU machine reads the figures from the compile report like the compile columns.
 
 Reports: ``<out>/<name>.md`` and ``.json`` with per-program rows, totals per
 domain and per hazard, the environment and the exact command.
@@ -17,14 +21,17 @@ domain and per hazard, the environment and the exact command.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from collections.abc import Sequence
@@ -34,9 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .errors import CassError, InputError, UsageError
+from .errors import CassError, InputError, ToolchainError, UsageError
 
-__all__ = ["Program", "discover", "run_bench"]
+__all__ = ["Program", "ResourceTargets", "discover", "parse_resource_targets", "run_bench"]
 
 #: HIP library headers that a program linking a CUDA library needs on the AMD side.
 HIP_LIBRARY_HEADERS = {
@@ -50,6 +57,73 @@ HIP_LIBRARY_HEADERS = {
     "nccl": "rccl/rccl.h",
 }
 MANIFEST_KEYS = {"domain", "description", "features", "hazards", "args", "libs", "timeout"}
+#: ``--resources`` without a value: the bench GPU (H200), an MI300 and an RDNA3 card.
+DEFAULT_RESOURCE_TARGETS = "sm_90,gfx942,gfx1100"
+
+
+@dataclass(frozen=True)
+class ResourceTargets:
+    """What ``--resources`` compiles: one NVIDIA reference and the AMD targets measured
+    against it, with the block size occupancy is estimated at."""
+
+    sm: str
+    amd: tuple[str, ...]
+    block: int = 256
+    flag_ratio: float = 0.5
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "reference": self.sm,
+            "amd": list(self.amd),
+            "block": self.block,
+            "flag_ratio": self.flag_ratio,
+        }
+
+
+def parse_resource_targets(text: str, *, block: int = 256) -> ResourceTargets:
+    """``sm_90,gfx942,gfx1100``: at most one ``sm_XX`` (default sm_90), at least one gfx;
+    empty for the default targets."""
+    from .asm.targets import parse_amd, parse_nvidia
+
+    names = [n for n in re.split(r"[,;\s]+", text.strip() or DEFAULT_RESOURCE_TARGETS) if n]
+    try:
+        sms = [parse_nvidia(n).name for n in names if not n.lower().startswith("gfx")]
+        amd = tuple(dict.fromkeys(parse_amd(n).name for n in names if n.lower().startswith("gfx")))
+    except UsageError as exc:
+        msg = f"cass bench --resources: {str(exc).removeprefix('cass asm: ')}"
+        raise UsageError(msg, hint=f"for example --resources {DEFAULT_RESOURCE_TARGETS}") from None
+    if len(set(sms)) > 1 or not amd:
+        msg = f"cass bench --resources {text}: name one NVIDIA reference and AMD targets"
+        raise UsageError(msg, hint=f"for example --resources {DEFAULT_RESOURCE_TARGETS}")
+    if not 1 <= block <= 1024:
+        msg = f"cass bench --resource-block {block}: a block holds 1 to 1024 threads"
+        raise UsageError(msg)
+    return ResourceTargets(sms[0] if sms else "sm_90", amd, block)
+
+
+def _check_resource_tools(spec: ResourceTargets) -> None:
+    """Fail before any work when a tool the figures need is missing: a GPU machine without
+    hipcc would otherwise write a report whose every row says so."""
+    from .asm._tools import llvmlite_version
+    from .asm.amdgpu import LLVMLITE_HINT, backend_for
+    from .asm.targets import AMD_ARCHS
+    from .toolchain import find_hip, find_nvcc, install_hint
+
+    toolchain = find_hip()
+    if toolchain is None:
+        msg = "cass bench --resources: no HIP toolchain found (hipcc)"
+        raise ToolchainError(
+            msg,
+            hint="compute the figures where hipcc is (the compile phase) and pass that "
+            "report here with --compile-report; " + install_hint(),
+        )
+    if find_nvcc() is None:
+        msg = f"cass bench --resources: nvcc is needed for the {spec.sm} reference"
+        raise ToolchainError(msg, hint="install the CUDA toolkit (nvcc) or set CUDA_HOME")
+    lowered = [a for a in spec.amd if backend_for(AMD_ARCHS[a], toolchain) == "llvm"]
+    if lowered and llvmlite_version() is None:
+        msg = f"cass bench --resources: {', '.join(lowered)} need llvmlite, which is not installed"
+        raise ToolchainError(msg, hint=LLVMLITE_HINT)
 
 
 @dataclass(frozen=True)
@@ -163,8 +237,6 @@ _INCLUDED_LIBRARIES = (
 
 def _missing_library(program: Program, include_root: Path | None) -> str | None:
     """Why this program cannot be compiled for AMD here, if a HIP library is missing."""
-    import re
-
     roots = [r for r in (include_root, Path("/opt/rocm/include"), Path("/usr/include")) if r]
 
     def installed(header: str) -> bool:
@@ -229,6 +301,40 @@ def _translate_and_compile(
     return row, target
 
 
+class _Once:
+    """Each distinct translation's figures computed once: strategies that produce the
+    same HIP (rules and auto, mostly) share them, and threads wait for one another."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._keys: dict[str, threading.Lock] = {}
+        self._done: dict[str, dict[str, Any]] = {}
+
+    def get(self, key: str, make: Any) -> dict[str, Any]:
+        with self._lock:
+            lock = self._keys.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._done:
+                self._done[key] = make()
+            return self._done[key]
+
+
+def _resources(program: Program, hip: Path, spec: ResourceTargets, once: _Once) -> dict[str, Any]:
+    from .asm import resources_for
+
+    digest = hashlib.sha256(repr(spec).encode() + program.main.read_bytes())
+    for path in sorted(p for p in hip.parent.rglob("*") if p.is_file()):
+        digest.update(b"\0" + str(path.relative_to(hip.parent)).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return once.get(
+        digest.hexdigest(),
+        lambda: resources_for(
+            hip, spec.amd, cuda_path=program.main, sm=spec.sm, block=spec.block,
+            flag_ratio=spec.flag_ratio,
+        ),
+    )  # fmt: skip
+
+
 def _field(report: Path, key: str, default: int) -> int:
     value = json.loads(report.read_text(encoding="utf-8")).get(key, default)
     return int(value)
@@ -261,6 +367,8 @@ def _translated_elsewhere(
         row.compiled = before["compiled"]
         row.compile_note = before["compile_note"]
         row.translate_seconds = before.get("translate_seconds", 0.0)
+        if before.get("resources") is not None:
+            row.extra["resources"] = before["resources"]
     if (run := ran.get((program.name, strategy))) is not None:
         row.executed = run["executed"]
         row.run_note = run["run_note"]
@@ -415,6 +523,20 @@ def _environment(run_reports: Sequence[Path] = ()) -> dict[str, Any]:
     return env
 
 
+def _resource_settings(
+    spec: ResourceTargets | None, compile_report: Path | None, rows: list[Row]
+) -> dict[str, Any]:
+    """The report's ``resources`` key: the targets the figures were computed for, here or
+    in the compile phase; absent when no row has figures."""
+    if not any("resources" in r.extra for r in rows):
+        return {}
+    if spec is not None:
+        return {"resources": spec.as_dict()}
+    assert compile_report is not None  # figures without a spec come from that report
+    earlier = json.loads(compile_report.read_text(encoding="utf-8"))
+    return {"resources": earlier.get("resources")}
+
+
 def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100.0 * n / d:.0f}%)" if d else "-"
 
@@ -429,6 +551,68 @@ def _wave64_cells(run: dict[str, Any] | None) -> str:
         return " - | |"
     mark = "yes" if run["executed"] else "**no**"
     return f" {mark} | {run['run_note'].replace('|', chr(92) + '|')[:160]} |"
+
+
+def _short_kernel(demangled: str) -> str:
+    """``void ns::scale<double, 3>(double*)`` → ``ns::scale<double, 3>``."""
+    return re.sub(r"^void ", "", demangled.split("(")[0])
+
+
+def _occupancy_cell(found: dict[str, Any] | None) -> str:
+    if not found:
+        return " - |"
+    worst = found.get("worst")
+    if worst is None:
+        errors = found.get("errors") or {}
+        why = "; ".join(f"{t}: {m}" for t, m in errors.items()) or "no kernel on both vendors"
+        return f" - ({why.replace('|', chr(92) + '|')[:120]}) |"
+    ratio = f"{worst['ratio']:.2f}"
+    reason = worst["reasons"][0] if worst["reasons"] else ""
+    text = f"{_short_kernel(worst['demangled'])} on {worst['target']}: {reason}"
+    failed = ", ".join(found.get("errors") or {})
+    if failed:
+        text += f" (not produced: {failed})"
+    mark = f"**{ratio}**" if worst["flagged"] else ratio
+    return f" {mark} {text.replace('|', chr(92) + '|')[:160]} |"
+
+
+def _occupancy_section(doc: dict[str, Any]) -> list[str]:
+    spec = doc.get("resources") or {}
+    mine = [r for r in doc["rows"] if r.get("resources")]
+    if not mine:
+        return []
+    reference, amd = spec.get("reference", "?"), spec.get("amd", [])
+    lines = [
+        "",
+        "## Occupancy: AMD against NVIDIA",
+        "",
+        f"For each program, the lowest ratio of estimated effective occupancy, AMD over "
+        f"{reference}, over its kernels and the targets {', '.join(amd)}, at "
+        f"{spec.get('block', 256)} threads per block (capped by `__launch_bounds__`; dynamic "
+        "shared memory is not counted). The figures are the compilers' own resource usage "
+        "(ptxas; AMD code object metadata, LLVM 22 for targets clang 15 cannot finish); the "
+        "occupancy models are in docs/asm.md, estimates, not measured on AMD hardware. A "
+        f"ratio below {spec.get('flag_ratio', 0.5):g} is flagged (bold), with the AMD limiter.",
+        "",
+        "| strategy | with figures | flagged | "
+        + " | ".join(f"flagged on {t}" for t in amd)
+        + " | median lowest ratio |",
+        "|---|---|---|" + "---|" * len(amd) + "---|",
+    ]
+    for strategy in doc["totals"]:
+        rows = [r["resources"] for r in mine if r["strategy"] == strategy]
+        worst = [f["worst"] for f in rows if f.get("worst")]
+        per_target = [
+            sum(any(g["target"] == t for g in f.get("flags", [])) for f in rows) for t in amd
+        ]
+        ratios = [w["ratio"] for w in worst]
+        median = f"{statistics.median(ratios):.2f}" if ratios else "-"
+        lines.append(
+            f"| {strategy} | {len(rows)} | {sum(w['flagged'] for w in worst)} | "
+            + " | ".join(str(n) for n in per_target)
+            + f" | {median} |"
+        )
+    return lines
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -480,6 +664,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "accuracy counts programs run on the GPU (strict: both sides built, same exit "
         "code, same verdict and checksum, same output files)."
     )
+    lines += _occupancy_section(doc)
+    occupancy = any(r.get("resources") for r in doc["rows"])
     for key, title in (("per_domain", "Per domain"), ("per_hazard", "Per hazard")):
         lines += [
             "",
@@ -500,8 +686,11 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "## Programs",
         "",
         "| program | domain | strategy | compiled | executed | CUDA s | HIP s | HIP/CUDA | note |"
-        + (" wave64 | wave64 note |" if wave64 else ""),
-        "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if wave64 else ""),
+        + (" wave64 | wave64 note |" if wave64 else "")
+        + (" AMD/NVIDIA occupancy |" if occupancy else ""),
+        "|---|---|---|---|---|---|---|---|---|"
+        + ("---|---|" if wave64 else "")
+        + ("---|" if occupancy else ""),
     ]
 
     def mark(v: bool | None) -> str:
@@ -512,7 +701,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
         lines.append(
             f"| {r['program']} | {r['domain']} | {r['strategy']} | {mark(r['compiled'])} | "
             f"{mark(r['executed'])} | {r['cuda_seconds'] or '-'} | {r['hip_seconds'] or '-'} | "
-            f"{r['ratio'] or '-'} | {note} |" + (_wave64_cells(r.get("wave64")) if wave64 else "")
+            f"{r['ratio'] or '-'} | {note} |"
+            + (_wave64_cells(r.get("wave64")) if wave64 else "")
+            + (_occupancy_cell(r.get("resources")) if occupancy else "")
         )
     return "\n".join(lines) + "\n"
 
@@ -535,6 +726,7 @@ def run_bench(
     parallel_runs: int = 1,
     run_reports: Sequence[Path] = (),
     waves: Sequence[int] = (32,),
+    resources: ResourceTargets | None = None,
 ) -> dict[str, Any]:
     """Score each strategy on every program under ``root``; returns the report document.
 
@@ -543,11 +735,16 @@ def run_bench(
     with ``translations`` (those files) and ``compile_report`` (that report) on
     the GPU machine, which adds execution to the compile columns. ``waves`` (32, 64 or
     both) are the HIP-on-CUDA layer's modes the translation runs in: 64 adds wave64 columns.
+    ``resources`` adds each program's AMD/NVIDIA occupancy figures (needs hipcc and nvcc;
+    without it, figures in ``compile_report`` are kept).
     """
     from .toolchain import default_archs
 
     programs = discover(root)
     archs = archs or default_archs()
+    if resources is not None:
+        _check_resource_tools(resources)
+    once = _Once()
     if parallel_runs > 1:
         from .compare import set_parallel_runs
 
@@ -579,6 +776,14 @@ def run_bench(
                     shutil.copytree(
                         hip.parent, keep / _safe(strategy) / program.name, dirs_exist_ok=True
                     )
+            if resources is not None and hip is not None:
+                # A translation that does not compile for AMD has no figures; its compile
+                # column already says why.
+                lacking = _missing_library(program, None) if row.compiled is None else None
+                if row.compiled is False or lacking:
+                    row.extra.pop("resources", None)
+                else:
+                    row.extra["resources"] = _resources(program, hip, resources, once)
             if backend == "nvidia" and hip is not None:
                 if 32 in waves:
                     try:
@@ -621,6 +826,7 @@ def run_bench(
         else parallel_runs,
         "environment": _environment(run_reports),
         "waves": list(waves),
+        **_resource_settings(resources, compile_report, rows),
         "totals": totals,
         "per_domain": _totals(rows, "domain"),
         "per_hazard": _totals(rows, "hazard"),
@@ -642,6 +848,7 @@ def run_bench(
                 "hip_verdict": r.hip_verdict,
                 "translate_seconds": round(r.translate_seconds, 4),
                 **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
+                **({"resources": r.extra["resources"]} if "resources" in r.extra else {}),
             }
             for r in rows
         ],

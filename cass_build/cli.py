@@ -199,6 +199,22 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="JSON",
         help="take the compile columns from this earlier report",
     )
+    be.add_argument(
+        "--resources",
+        nargs="?",
+        const="",
+        metavar="TARGETS",
+        help="add each program's lowest AMD/NVIDIA occupancy ratio and its reason, compiled "
+        "for one sm_XX reference and gfx targets (default sm_90,gfx942,gfx1100; needs hipcc "
+        "and nvcc: on a GPU machine without them, --compile-report carries the figures)",
+    )
+    be.add_argument(
+        "--resource-block",
+        type=int,
+        default=256,
+        metavar="N",
+        help="threads per block for the occupancy estimates (256)",
+    )
 
     tb = sub.add_parser("tables", help="print the mapping tables", allow_abbrev=False)
     tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
@@ -306,7 +322,7 @@ def _pipeline_options(
 
 
 def _translate(args: argparse.Namespace, err: TextIO) -> int:
-    from .pipeline import translate_file, write_depfile
+    from .pipeline import translate_file, write_depfile, write_if_changed
     from .sources import write_atomic
     from .stats import format_stats
 
@@ -370,7 +386,8 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
                 else:
                     _write_outputs(result, target, inputs)
                     if args.object is not None and result.object_data is not None:
-                        write_atomic(args.object, result.object_data, inputs=inputs)
+                        # Unchanged bytes keep their timestamp: nothing links again.
+                        write_if_changed(args.object, result.object_data, inputs)
                     if args.depfile is not None:
                         write_depfile(args.depfile, target, result.depends)
                 written += 1
@@ -540,13 +557,21 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
     for strategy in strategies:
         parse_chain(strategy)
     name = args.name or args.directory.resolve().name
+    resources = None
+    if args.resources is not None:
+        from .bench import parse_resource_targets
+
+        resources = parse_resource_targets(args.resources, block=args.resource_block)
 
     def show(row: Any) -> None:
         mark = {None: "-", True: "ok", False: "FAIL"}
         wave64 = row.extra.get("wave64")
+        worst = (row.extra.get("resources") or {}).get("worst")
         print(
             f"cass bench: {row.strategy:<8} {row.program:<40} compile {mark[row.compiled]:<4} "
-            f"run {mark[row.executed]}" + (f" wave64 {mark[wave64['executed']]}" if wave64 else ""),
+            f"run {mark[row.executed]}"
+            + (f" wave64 {mark[wave64['executed']]}" if wave64 else "")
+            + (f" occupancy {worst['ratio']:.2f} on {worst['target']}" if worst else ""),
             file=err,
         )
 
@@ -567,6 +592,7 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
         parallel_runs=args.parallel_runs,
         run_reports=args.run_report,
         waves=__import__("cass_build.wave64", fromlist=["parse_waves"]).parse_waves(args.wave),
+        resources=resources,
     )
     for strategy, t in doc["totals"].items():
         print(

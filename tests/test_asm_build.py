@@ -268,6 +268,40 @@ def test_a_target_that_fails_is_one_line_at_the_cuda_line(tmp_path: Path) -> Non
     assert "Traceback" not in err.getvalue()
 
 
+TEXTURE_CU = r"""
+#include <cuda_runtime.h>
+__global__ void sample(cudaTextureObject_t t, float *out) {
+  out[threadIdx.x] = tex2D<float>(t, threadIdx.x + 0.5f, 0.5f);
+}
+int main() { return 0; }
+"""
+
+
+@needs_llvm
+def test_a_target_llvm_cannot_lower_is_one_line(tmp_path: Path) -> None:
+    """CDNA3 has no image instructions: LLVM 22 refuses ROCm 5.2's texture sampling for
+    gfx942. The error names the target and the function; gfx90a is still produced."""
+    source = tmp_path / "texture.cu"
+    source.write_text(TEXTURE_CU)
+    err = io.StringIO()
+    argv = ["asm", str(source), "--sm", "none", "--offload-arch", "gfx90a,gfx942", "--json"]
+    assert main([*argv, str(tmp_path / "r.json")], err=err) == 1
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 2, lines
+    assert re.fullmatch(
+        re.escape(f"cass asm: error: {source}: ") + r"LLVM \d+\.\d+\.\d+ "
+        + re.escape("cannot lower it for gfx942: in function _Z6sampleP13__hip_texturePf void "
+                    "(ptr addrspace(1), ptr addrspace(1)): requested image instruction is not "
+                    "supported on this GPU"),
+        lines[0],
+    ), lines[0]  # fmt: skip
+    assert lines[1] == "cass asm: hint: often an instruction or intrinsic this target lacks"
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert list(report["errors"]) == ["gfx942"]
+    assert [t["target"] for t in report["targets"]] == ["gfx90a"]
+    assert list(report["kernels"][0]["targets"]) == ["gfx90a"]
+
+
 def test_tools_are_recorded(known: dict[str, Any]) -> None:
     tools = {t["target"]: t["tool"] for t in known["targets"]}
     assert tools["sm_90"].startswith("nvcc ")

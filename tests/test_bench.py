@@ -150,3 +150,134 @@ def test_split_run_keeps_translations_and_merges_compile_columns(
     second = json.loads((tmp_path / "b" / "programs.json").read_text())["rows"]
     columns = ("program", "strategy", "compiled", "compile_note", "translated")
     assert [[r[c] for c in columns] for r in second] == [[r[c] for c in columns] for r in first]
+
+
+# --- the resource column (cass bench --resources) ------------------------------------------
+
+SMEM48K = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+
+// 12288 floats: 48 KiB of static shared memory. At 256 threads sm_90 holds 4 such blocks
+// (32 of 64 warps, 50%), a 64 KiB CDNA CU one workgroup (1 of 8 waves, 12.5%).
+__global__ void smem48k(float *out) {
+  __shared__ float tile[12288];
+  for (int i = threadIdx.x; i < 12288; i += blockDim.x) tile[i] = out[i];
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x * 7) % 12288];
+}
+
+int main() {
+  float *d;
+  cudaMalloc(&d, 12288 * sizeof(float));
+  cudaMemset(d, 0, 12288 * sizeof(float));
+  smem48k<<<1, 256>>>(d);
+  cudaDeviceSynchronize();
+  printf("VERDICT: PASS checksum=00000000\\n");
+  return 0;
+}
+"""
+
+
+def _needs_resource_tools() -> str | None:
+    import importlib.util
+
+    from cass_build.toolchain import find_nvcc
+
+    if shutil.which("hipcc") is None:
+        return "hipcc is not installed"
+    if find_nvcc() is None:
+        return "nvcc is not installed (the sm_90 reference)"
+    if importlib.util.find_spec("llvmlite") is None:
+        return "llvmlite is not installed (gfx942): pip install 'cass-build[asm]'"
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_needs_resource_tools() is not None, reason=str(_needs_resource_tools()))
+def test_resource_column_survives_the_split(tmp_path: Path, cache_dir: Path) -> None:
+    """Figures computed in the compile phase reach the GPU machine's report through
+    --compile-report, which has no hipcc to compute them."""
+    root = tmp_path / "programs"
+    program(root, "smem_48k", SMEM48K)
+    program(root, "basic_ptx", PTX, hazards=["inline-ptx"])
+    kept = tmp_path / "kept"
+    args = ["bench", str(root), "--offload-arch", "gfx90a", "--no-gpu", "-j", "2"]
+    err = io.StringIO()
+    first = [*args, "--out", str(tmp_path / "a"), "--keep", str(kept)]
+    assert main([*first, "--resources", "sm_90,gfx90a,gfx942"], err=err) == 0, err.getvalue()
+    doc = json.loads((tmp_path / "a" / "programs.json").read_text())
+    assert doc["resources"] == {
+        "reference": "sm_90",
+        "amd": ["gfx90a", "gfx942"],
+        "block": 256,
+        "flag_ratio": 0.5,
+    }
+    rows = {r["program"]: r for r in doc["rows"]}
+    found = rows["smem_48k"]["resources"]
+    assert found["errors"] == {}
+    assert found["targets"]["sm_90"]["_Z7smem48kPf"]["shared"] == 49152
+    for arch in ("gfx90a", "gfx942"):
+        assert found["targets"][arch]["_Z7smem48kPf"]["lds"] == 49152, arch
+    worst = found["worst"]
+    assert (worst["ratio"], worst["amd"], worst["nvidia"]) == (0.25, 0.125, 0.5)
+    assert (worst["target"], worst["kernel"], worst["flagged"]) == ("gfx90a", "_Z7smem48kPf", True)
+    assert worst["reasons"][0].startswith("LDS limit: 49152 B per workgroup lets 1 workgroup(s)")
+    assert sorted(f["target"] for f in found["flags"]) == ["gfx90a", "gfx942"]
+    # Inline PTX does not compile for AMD: no figures, the compile column says why.
+    assert rows["basic_ptx"]["compiled"] is False and "resources" not in rows["basic_ptx"]
+    md = (tmp_path / "a" / "programs.md").read_text()
+    assert "## Occupancy: AMD against NVIDIA" in md
+    assert "| rules | 1 | 1 | 1 | 1 | 0.25 |" in md
+    cell = "| **0.25** smem48k on gfx90a: LDS limit: 49152 B per workgroup lets 1 workgroup(s)"
+    assert cell in md
+
+    code = main(
+        [*args, "--out", str(tmp_path / "b"), "--translations", str(kept),
+         "--compile-report", str(tmp_path / "a" / "programs.json")],
+        err=io.StringIO(),
+    )  # fmt: skip
+    assert code == 0
+    second = json.loads((tmp_path / "b" / "programs.json").read_text())
+    assert second["resources"] == doc["resources"]
+    assert [r.get("resources") for r in second["rows"]] == [r.get("resources") for r in doc["rows"]]
+    assert cell in (tmp_path / "b" / "programs.md").read_text()
+
+
+def test_resources_without_hipcc_is_one_line(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "programs"
+    program(root, "basic_twice", GOOD)
+    done = subprocess.run(
+        [sys.executable, "-m", "cass_build", "bench", str(root), "--no-gpu", "--resources",
+         "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, check=False, timeout=300,
+        env={**os.environ, "CASS_HIPCC": str(tmp_path / "no-hipcc"),
+             "CASS_ROCM_PATH": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == "cass: error: cass bench --resources: no HIP toolchain found (hipcc)"
+    assert "--compile-report" in lines[1]
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("targets", "first"),
+    [
+        ("gfx9999", "cass: error: cass bench --resources: 'gfx9999' is not an AMD target"),
+        ("sm_90,sm_80,gfx942", "cass: error: cass bench --resources sm_90,sm_80,gfx942: name one"),
+        ("sm_90", "cass: error: cass bench --resources sm_90: name one NVIDIA reference and"),
+    ],
+)
+def test_resources_bad_targets_are_one_line(tmp_path: Path, targets: str, first: str) -> None:
+    root = tmp_path / "programs"
+    program(root, "basic_twice", GOOD)
+    err = io.StringIO()
+    assert main(["bench", str(root), "--no-gpu", "--resources", targets], err=err) == 2
+    assert err.getvalue().splitlines()[0].startswith(first), err.getvalue()
+    assert "Traceback" not in err.getvalue()
