@@ -7,6 +7,21 @@
 
 namespace cass::detail {
 
+namespace {
+
+// WARP_SIZE, kWarpSz, kLaneWidth, WARP_THREADS: a name for the number of lanes,
+// not for one warp or lane.
+bool names_a_size(std::string_view w) {
+    std::string l(w);
+    for (char& c : l) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    for (const std::string_view word : {"size", "sz", "width", "lanes", "threads"}) {
+        if (l.find(word) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 void Rewriter::scan_loops() {
     for (const int i : scan_.fors) {
         const int open = next_sig(i);
@@ -65,9 +80,14 @@ void Rewriter::hazard_number(int i) {
         return;
     }
     if (o == "=" && v == 32) {
-        // constexpr int kWarpSize = 32;
+        // constexpr int kWarpSize = 32; but not `int warp = 32;`, a variable that
+        // is then set to the device's value, nor `lane = 32`.
         const int name = prev_sig(op);
-        if (is_ident(name) && lanes(name)) {
+        bool constant = names_a_size(text(name));
+        for (int k = statement_begin(op); k < name && !constant; ++k) {
+            constant = is_ident(k) && (text(k) == "const" || text(k) == "constexpr");
+        }
+        if (is_ident(name) && lanes(name) && constant) {
             diag(i, Severity::Warning, "warp-size-literal",
                  "'" + std::string(text(name)) +
                      "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
@@ -78,14 +98,212 @@ void Rewriter::hazard_number(int i) {
                          (v == 32 && (o == "%" || o == "/" || o == "%=" || o == "/=")) ||
                          (v == 5 && (o == ">>" || o == ">>="));
     if (!lane_op) return;
+    if (v == 32 && o == "/" && rewrite_warp_count(i, op)) return;
+    if (!lane_statement(op)) return;
+    if (rewrite_lane_arith(i, op, v)) return;
+    diag(i, Severity::Warning, "warp-lane-arith",
+         "'" + std::string(o) + " " + std::string(text(i)) +
+             "' assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)");
+}
+
+// Whether the statement holding operator `op` is about lanes or warps.
+bool Rewriter::lane_statement(int op) {
     for (int k = statement_begin(op); k < op; ++k) {
-        if (is_ident(k) && lanes(k)) {
-            diag(i, Severity::Warning, "warp-lane-arith",
-                 "'" + std::string(o) + " " + std::string(text(i)) +
-                     "' assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)");
-            return;
+        if (is_ident(k) && lanes(k)) return true;
+    }
+    return false;
+}
+
+namespace {
+
+// C++ precedence of a binary operator (smaller binds tighter), 0 for anything else.
+int binary_prec(std::string_view p) {
+    static constexpr std::pair<std::string_view, int> kOps[] = {
+        {"*", 5},   {"/", 5},  {"%", 5},  {"+", 6},  {"-", 6},   {"<<", 7},
+        {">>", 7},  {"<", 9},  {">", 9},  {"<=", 9}, {">=", 9},  {"==", 10},
+        {"!=", 10}, {"&", 11}, {"^", 12}, {"|", 13}, {"&&", 14}, {"||", 15}};
+    for (const auto& [name, prec] : kOps) {
+        if (name == p) return prec;
+    }
+    return 0;
+}
+
+bool is_assignment(std::string_view p) {
+    return p == "=" || p == "+=" || p == "-=" || p == "*=" || p == "/=" || p == "%=" || p == "&=" ||
+           p == "|=" || p == "^=" || p == "<<=" || p == ">>=";
+}
+
+bool is_separator(std::string_view p) {
+    return p == "(" || p == "[" || p == "{" || p == "}" || p == ";" || p == "," || p == "?" ||
+           p == ":" || p == ")" || p == "]";
+}
+
+}  // namespace
+
+// The first token of the operand that ends at `last`: a name or member chain
+// (threadIdx.x, p->lane) or a parenthesised expression; -1 for anything else
+// (a call, a subscript, a cast), which CASS does not rewrite.
+int Rewriter::operand_start(int last) const {
+    if (is_punct(last, ")")) {
+        const int open = match(last);
+        if (open < 0) return -1;
+        const int before = prev_sig(open);
+        if (is_ident(before) || is_punct(before, ")") || is_punct(before, "]")) return -1;
+        return open;
+    }
+    if (!is_ident(last)) return -1;
+    int k = last;
+    while (is_punct(prev_sig(k), ".") || is_punct(prev_sig(k), "->")) {
+        const int object = prev_sig(prev_sig(k));
+        if (!is_ident(object)) return -1;
+        k = object;
+    }
+    return k;
+}
+
+// Whether the operand right after token `before` is the whole left operand of
+// an operator of precedence `op_prec`, and stays so under a tighter one.
+bool Rewriter::binds_alone(int before, int op_prec) const {
+    if (before < 0) return true;
+    const std::string_view p = text(before);
+    if (is_ident(before)) return p == "return" || p == "case";
+    if (toks_[before].kind != TokenKind::Punct) return false;
+    if (p == ")" || p == "]") return false;  // a cast, or a call's result
+    if (is_separator(p) || is_assignment(p)) return true;
+    const int prec = binary_prec(p);
+    if (prec == 0) return false;  // ! ~ . ->: unary, binds tighter
+    if (p == "&" || p == "*" || p == "+" || p == "-") {
+        const int left = prev_sig(before);
+        const bool binary =
+            left >= 0 &&
+            (toks_[left].kind == TokenKind::Number || is_punct(left, ")") || is_punct(left, "]") ||
+             (is_ident(left) && text(left) != "return" && text(left) != "case"));
+        if (!binary) return false;
+    }
+    return prec > op_prec;
+}
+
+// Whether the literal right before token `after` ends the right operand of an
+// operator of precedence `op_prec` (what follows binds no tighter).
+bool Rewriter::ends_operand(int after, int op_prec) const {
+    if (after < 0) return true;
+    if (toks_[after].kind != TokenKind::Punct) return false;
+    const std::string_view p = text(after);
+    if (p == ")" || p == "]" || p == "}" || p == ";" || p == "," || p == "?" || p == ":") {
+        return true;
+    }
+    const int prec = binary_prec(p);
+    return prec != 0 && prec >= op_prec;
+}
+
+// threadIdx.x & 31 -> threadIdx.x % warpSize; lane / 32 -> lane / warpSize;
+// tid >> 5 -> tid / warpSize. Only when the operand names a lane or thread index
+// and the new operator groups exactly as the old one did.
+bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
+    if (dead_ || !fn_lanes(i).warp) return false;
+    const std::string_view o = text(op);
+    const int first = operand_start(prev_sig(op));
+    if (first < 0) return false;
+    bool names_lanes = false;
+    for (int k = first; k < op && !names_lanes; ++k) names_lanes = is_ident(k) && lanes(k);
+    if (!names_lanes) return false;
+    const std::string was = std::string(o) + " " + std::string(text(i));
+    std::string_view now;
+    if (v == 32 && (o == "%" || o == "/" || o == "%=" || o == "/=")) {
+        rename(i, i, "warpSize");  // same operator: same grouping
+        now = o == "%"    ? "% warpSize"
+              : o == "/"  ? "/ warpSize"
+              : o == "%=" ? "%= warpSize"
+                          : "/= warpSize";
+    } else if (o == "&=" || o == ">>=") {
+        rename(op, op, o == "&=" ? "%=" : "/=");
+        rename(i, i, "warpSize");
+        now = o == "&=" ? "%= warpSize" : "/= warpSize";
+    } else {
+        const int prec = binary_prec(o);  // & or >>
+        if (!binds_alone(prev_sig(first), prec) || !ends_operand(next_sig(i), prec)) return false;
+        rename(op, op, o == "&" ? "%" : "/");
+        rename(i, i, "warpSize");
+        now = o == "&" ? "% warpSize" : "/ warpSize";
+    }
+    diag(i, Severity::Note, "warp-lane-arith",
+         "'" + was + "' assumes 32-lane warps; rewritten as '" + std::string(now) +
+             "' (the same in 32-lane warps, right in 64-lane wavefronts)");
+    return true;
+}
+
+// blockDim.x / 32, the number of warps in a block -> (blockDim.x + warpSize - 1) /
+// warpSize, which also counts a partial last wave, as AMD runs one.
+bool Rewriter::rewrite_warp_count(int i, int op) {
+    const int x = prev_sig(op);
+    const int dot = prev_sig(x);
+    const int dim = prev_sig(dot);
+    if (!is_ident(x) || text(x) != "x" || !is_punct(dot, ".") || !is_ident(dim) ||
+        text(dim) != "blockDim") {
+        return false;
+    }
+    if (dead_) return true;
+    if (!fn_lanes(i).warp || !binds_alone(prev_sig(dim), 5)) {
+        diag(i, Severity::Warning, "warp-count",
+             "'blockDim.x / 32' counts 32-lane warps; a block has half as many 64-lane "
+             "wavefronts. Write '(blockDim.x + warpSize - 1) / warpSize' (CASS rewrites it "
+             "only in functions that name warpSize, outside a product)");
+        return true;
+    }
+    insert_stable(toks_[dim].begin, "(");
+    insert_stable(toks_[x].end, " + warpSize - 1)");
+    rename(i, i, "warpSize");
+    diag(i, Severity::Note, "warp-count",
+         "'blockDim.x / 32' counts 32-lane warps; rewritten as '(blockDim.x + warpSize - 1) / "
+         "warpSize', the number of wavefronts (a partial last one included)");
+    return true;
+}
+
+// The outermost function body holding token i, as its '{', or -1.
+int Rewriter::function_body(int i) {
+    if (!bodies_known_) {
+        bodies_known_ = true;
+        for (int k = 0; k < ntok_; ++k) {
+            if (!is_punct(k, "{") || match(k) <= k || !is_punct(prev_sig(k), ")")) continue;
+            bodies_.emplace_back(k, match(k));
+            k = match(k);  // inner blocks are not functions of their own
         }
     }
+    for (const auto& [open, close] : bodies_) {
+        if (open < i && i < close) return open;
+        if (open > i) break;
+    }
+    return -1;
+}
+
+// A function that names warpSize already means "the lanes of one wave" by it, so
+// a literal 32 next to it is a slip, and CASS makes the rest agree with warpSize.
+// A function that never names it may group threads by 32 on purpose (and such
+// code still computes CUDA's answer on a 64-lane wave when its shuffles keep to
+// 32-lane halves): there CASS rewrites nothing but reports.
+FnLanes Rewriter::fn_lanes(int i) {
+    const int body = function_body(i);
+    if (body < 0) return FnLanes{};
+    const auto found = fn_lanes_.find(body);
+    if (found != fn_lanes_.end()) return found->second;
+    FnLanes f;
+    for (int k = body + 1; k < match(body); ++k) {
+        if (has_flag(k, kSymWarpSize)) f.warp = true;
+        if (toks_[k].kind != TokenKind::Number) continue;
+        const long long v = literal_value(text(k));
+        const int op = prev_sig(k);
+        const bool grouping = (v == 32 && (is_punct(op, "%") || is_punct(op, "/"))) ||
+                              (v == 31 && is_punct(op, "&")) || (v == 5 && is_punct(op, ">>"));
+        if (!grouping) continue;
+        f.team32 = true;
+    }
+    for (const Loop& loop : loops_) {
+        if (loop.literal_lanes && loop.header_open > body && loop.header_open < match(body)) {
+            f.team32 = true;
+        }
+    }
+    fn_lanes_.emplace(body, f);
+    return f;
 }
 
 void Rewriter::hazard_shift(int i) {
@@ -127,6 +345,7 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
     if (w.find("shfl_down") == std::string_view::npos &&
         w.find("shfl_xor") == std::string_view::npos &&
         w.find("shfl_up") == std::string_view::npos) {
+        if (w.find("shfl") != std::string_view::npos) hazard_broadcast(i, args, has_mask);
         return;
     }
     for (Loop& loop : loops_) {
@@ -134,9 +353,103 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
             continue;
         }
         loop.reported = true;
+        if (fn_lanes(i).warp && rewrite_loop(loop, i, args, has_mask)) continue;
         diag(loop.header_open, Severity::Warning, "shfl-offset",
              "this shuffle loop covers 32 lanes; on a 64-lane wavefront lanes 32-63 are left out "
              "(bound it by warpSize)");
+    }
+}
+
+// for (int o = 16; o > 0; o /= 2) -> for (int o = warpSize / 2; ...), and
+// for (int o = 1; o < 32; o *= 2) -> o < warpSize, when the loop's variable is
+// the offset of the shuffle and the function otherwise counts lanes by warpSize:
+// there the partial result is read per warpSize-lane wave, so 32 lanes are too few.
+bool Rewriter::rewrite_loop(Loop& loop, int shuffle, const std::vector<Arg>& args, bool has_mask) {
+    if (dead_) return false;
+    const std::size_t offset_index = has_mask ? 2 : 1;
+    if (args.size() != offset_index + 1) return false;  // an explicit width: keep its segments
+    const Arg off = args[offset_index];
+    if (off.first != off.last || !is_ident(off.first)) return false;
+    const std::string_view name = text(off.first);
+    int k = next_sig(loop.header_open);
+    while (is_ident(k) && next_sig(k) >= 0 && is_ident(next_sig(k))) k = next_sig(k);  // type
+    if (!is_ident(k) || text(k) != name || !is_punct(next_sig(k), "=")) return false;
+    const int init = next_sig(next_sig(k));
+    const int semi1 = next_sig(init);
+    if (init < 0 || toks_[init].kind != TokenKind::Number || !is_punct(semi1, ";")) return false;
+    const int cv = next_sig(semi1);
+    const int cop = next_sig(cv);
+    const int bound = next_sig(cop);
+    const int semi2 = next_sig(bound);
+    if (!is_ident(cv) || text(cv) != name || bound < 0 || toks_[bound].kind != TokenKind::Number ||
+        !is_punct(semi2, ";")) {
+        return false;
+    }
+    const int sv = next_sig(semi2);
+    const int sop = next_sig(sv);
+    const int step = next_sig(sop);
+    if (!is_ident(sv) || text(sv) != name || step < 0 || toks_[step].kind != TokenKind::Number ||
+        next_sig(step) != match(loop.header_open)) {
+        return false;
+    }
+    const long long from = literal_value(text(init));
+    const long long to = literal_value(text(bound));
+    const long long by = literal_value(text(step));
+    const bool halving = (is_punct(sop, "/=") && by == 2) || (is_punct(sop, ">>=") && by == 1);
+    const bool doubling = (is_punct(sop, "*=") && by == 2) || (is_punct(sop, "<<=") && by == 1);
+    const std::string header = squeeze(loop.header_open, match(loop.header_open));
+    if (from == 16 && halving &&
+        ((is_punct(cop, ">") && to == 0) || (is_punct(cop, ">=") && to == 1) ||
+         (is_punct(cop, "!=") && to == 0))) {
+        rename(init, init, "warpSize / 2");
+    } else if (from == 1 && doubling && is_punct(cop, "<") && to == 32) {
+        rename(bound, bound, "warpSize");
+    } else if (from == 1 && doubling && is_punct(cop, "<=") && to == 16) {
+        rename(bound, bound, "warpSize / 2");
+    } else {
+        return false;
+    }
+    loop.rewritten = true;
+    diag(loop.header_open, Severity::Note, "shfl-offset",
+         "this shuffle loop covered 32 lanes while the function counts lanes by warpSize; its "
+         "bound now reads warpSize (the same in 32-lane warps, all 64 lanes of a wavefront)");
+    (void)shuffle;
+    return true;
+}
+
+// __shfl_sync(mask, v, 0): lane 0 of a 32-lane warp in CUDA, of a 64-lane
+// wavefront on AMD. In a function that groups threads by a literal 32 and never
+// says warpSize, lane 0 of each 32-thread group holds the value: width 32 keeps
+// CUDA's meaning exactly. After a reduction that covered 32 lanes in a function
+// that does count by warpSize, lane 0 holds only half the wave's result.
+void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_mask) {
+    const std::size_t src_index = has_mask ? 2 : 1;
+    if (args.size() != src_index + 1) return;  // a width says which segment
+    const Arg src = args[src_index];
+    if (src.first != src.last || toks_[src.first].kind != TokenKind::Number ||
+        literal_value(text(src.first)) != 0) {
+        return;
+    }
+    const FnLanes f = fn_lanes(i);
+    if (!f.warp && f.team32) {
+        if (dead_) return;
+        insert_stable(toks_[src.last].end, ", 32");
+        diag(src.first, Severity::Note, "lane0-broadcast",
+             "broadcast from lane 0 in a function that groups threads by 32: width 32 added, "
+             "so each 32-lane half of a 64-lane wavefront reads its own lane 0, as in CUDA");
+        return;
+    }
+    const int body = function_body(i);
+    for (const Loop& loop : loops_) {
+        if (loop.literal_lanes && !loop.rewritten && loop.body_end < i && body >= 0 &&
+            loop.header_open > body && function_body(loop.header_open) == body) {
+            diag(src.first, Severity::Warning, "lane0-broadcast",
+                 "broadcast from lane 0 after a shuffle loop that covered 32 lanes: on a "
+                 "64-lane wavefront lane 0 holds only lanes 0-31's result and lanes 32-63 get "
+                 "it too. Bound the loop by warpSize, or pass width 32 here if each 32-lane "
+                 "group is meant to keep its own result");
+            return;
+        }
     }
 }
 
@@ -146,10 +459,18 @@ void Rewriter::hazard_ballot(int i) {
         const int fn = prev_sig(p);
         if (is_ident(fn)) {
             const std::string_view f = text(fn);
-            if (f == "__popc" || f == "__ffs" || f == "__clz" || f == "__brev") {
+            if ((f == "__popc" || f == "__ffs") && !dead_ && fn_lanes(i).warp) {
+                // The count and the first set lane are the same in 32 lanes.
+                rename(fn, fn, f == "__popc" ? "__popcll" : "__ffsll");
+                diag(i, Severity::Note, "ballot-width",
+                     "'" + std::string(f) + "' read 32 bits of a 64-bit ballot; rewritten as '" +
+                         std::string(f) + "ll'");
+            } else if (f == "__popc" || f == "__ffs" || f == "__clz" || f == "__brev") {
                 diag(i, Severity::Warning, "ballot-width",
                      "'" + std::string(f) + "' reads 32 bits of a 64-bit ballot; use '" +
-                         std::string(f) + "ll'");
+                         std::string(f) +
+                         "ll' (its result counts from bit 63, so check the "
+                         "arithmetic around it)");
             }
         }
         return;
@@ -166,10 +487,65 @@ void Rewriter::hazard_ballot(int i) {
         }
         narrow = narrow || w == "unsigned" || w == "int" || w == "uint32_t" || w == "uint";
     }
-    if (narrow) {
+    if (narrow && !widen_ballot(i, p)) {
         diag(i, Severity::Warning, "ballot-width",
              "a 64-lane ballot is stored in 32 bits: lanes 32-63 are lost (use uint64_t)");
     }
+}
+
+// unsigned bits = __ballot_sync(...); -> unsigned long long bits = ...; and
+// __popc(bits) / __ffs(bits) -> __popcll / __ffsll. In 32-lane warps the top
+// half is zero, so every use the function makes of `bits` that CASS accepts
+// (anything but ~bits, __clz and __brev, which see the extra bits) computes
+// the same.
+bool Rewriter::widen_ballot(int call, int name) {
+    if (dead_ || !fn_lanes(call).warp) return false;
+    const int open = next_sig(call);
+    const int close = is_punct(open, "(") ? match(open) : -1;
+    if (close < 0 || !is_punct(next_sig(close), ";")) return false;  // one declarator
+    const int begin = statement_begin(name);
+    int first = -1;
+    int last = -1;
+    for (int k = begin; k < name; ++k) {
+        if (!is_ident(k)) return false;
+        const std::string_view w = text(k);
+        if (w == "const" || w == "register") {
+            if (first >= 0) return false;
+            continue;
+        }
+        if (w != "unsigned" && w != "int" && w != "uint32_t" && w != "uint") return false;
+        if (w == "int" && (first < 0 || text(first) != "unsigned")) return false;  // signed
+        if (first < 0) first = k;
+        last = k;
+    }
+    if (first < 0) return false;
+    const int body = function_body(name);
+    if (body < 0) return false;
+    std::vector<int> counts;
+    for (int k = next_sig(close); k >= 0 && k < match(body); k = next_sig(k)) {
+        if (!is_ident(k) || toks_[k].link != toks_[name].link) continue;
+        const int before = prev_sig(k);
+        const int left = prev_sig(before);
+        const bool address =
+            is_punct(before, "&") && !(left >= 0 && (is_ident(left) || is_punct(left, ")") ||
+                                                     toks_[left].kind == TokenKind::Number));
+        if (is_punct(before, "~") || address) return false;  // sees the top half; an alias
+        if (is_punct(before, "(") && is_punct(next_sig(k), ")")) {
+            const int fn = prev_sig(before);
+            if (is_ident(fn) && (text(fn) == "__clz" || text(fn) == "__brev")) return false;
+            if (is_ident(fn) && (text(fn) == "__popc" || text(fn) == "__ffs")) counts.push_back(fn);
+        }
+    }
+    rename(first, last, "unsigned long long");
+    for (const int fn : counts) {
+        if (const Entry* e = entry(fn); e != nullptr) count(e->family, true);
+        rename(fn, fn, text(fn) == "__popc" ? "__popcll" : "__ffsll");
+    }
+    diag(call, Severity::Note, "ballot-width",
+         "a 64-lane ballot was stored in 32 bits; '" + std::string(text(name)) +
+             "' is now 'unsigned long long'" +
+             (counts.empty() ? std::string() : " and its __popc/__ffs are __popcll/__ffsll"));
+    return true;
 }
 
 void Rewriter::hazard_warp_size(int i) {

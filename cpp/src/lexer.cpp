@@ -837,10 +837,14 @@ bool is_non_declaring_keyword(std::string_view w) {
 
 bool mentions_lanes(std::string_view w) {
     if (w == "threadIdx" || w == "tid") return true;
-    // "lane" or "warp" in any case.
+    // "lane" or "warp" in any case, starting a word: laneId, kWarpSize, WARP_SIZE,
+    // n_lanes, but not planes or bywarping.
     const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
     for (std::size_t k = 0; k + 4 <= w.size(); ++k) {
         const char a = lower(w[k]);
+        const bool word = k == 0 || (w[k] >= 'A' && w[k] <= 'Z') || w[k - 1] == '_' ||
+                          (w[k - 1] >= '0' && w[k - 1] <= '9');
+        if (!word) continue;
         if ((a == 'l' && lower(w[k + 1]) == 'a' && lower(w[k + 2]) == 'n' &&
              lower(w[k + 3]) == 'e') ||
             (a == 'w' && lower(w[k + 1]) == 'a' && lower(w[k + 2]) == 'r' &&

@@ -215,6 +215,12 @@ void Rewriter::note_declaration(int i) {
         if (w.entry == nullptr && w.family >= 0 && !is_non_declaring_keyword(text(p))) {
             w.declared = true;  // the file's own cudaCheck(), not an unknown API
         }
+        // unsigned long long mask / uint64_t mask: a 64-lane mask already.
+        const std::string_view type = text(p);
+        if ((type == "long" && is_ident(prev_sig(p)) && text(prev_sig(p)) == "long") ||
+            type == "uint64_t" || type == "lanemask_t") {
+            w.wide = true;
+        }
         // constexpr unsigned kFull = 0xffffffffu;
         const int eq = next_sig(i);
         if (is_punct(eq, "=")) {
@@ -223,6 +229,13 @@ void Rewriter::note_declaration(int i) {
             if (v >= 0 && toks_[v].kind == TokenKind::Number && is_punct(semi, ";") &&
                 is_full_mask(Arg{v, v})) {
                 w.full_mask = true;
+            }
+            // const unsigned long long all = __activemask(); names "every active
+            // lane", as the maskless forms do (64 bits: never replaced by a constant).
+            if (w.wide && is_ident(v) && text(v) == "__activemask" && is_punct(next_sig(v), "(") &&
+                next_sig(next_sig(v)) == match(next_sig(v)) &&
+                is_punct(next_sig(match(next_sig(v))), ";")) {
+                w.active_mask = true;
             }
         }
     }
@@ -234,7 +247,7 @@ bool Rewriter::is_full_mask(const Arg& a) const {
         "(unsigned)-1", "(unsignedint)-1", "~0x0"};
     if (a.first < 0) return false;
     if (a.first == a.last && toks_[a.first].kind == TokenKind::Identifier) {
-        return sym(a.first).full_mask;
+        return sym(a.first).full_mask || sym(a.first).active_mask;
     }
     if (a.first == a.last && toks_[a.first].kind == TokenKind::Number) {
         // One literal, the common case: compared in place, without suffixes or case.
@@ -261,6 +274,10 @@ bool Rewriter::is_full_mask(const Arg& a) const {
 
 bool Rewriter::is_wide_mask(const Arg& a) const {
     if (a.first < 0) return false;
+    if (a.first == a.last && is_ident(a.first)) {
+        const Symbol& y = sym(a.first);
+        if (y.wide && !y.full_mask) return true;  // a full 32-lane constant is widened
+    }
     const std::string s = lower(squeeze(a.first, a.last));
     auto ends_with = [&](std::string_view suf) {
         return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;

@@ -50,6 +50,15 @@ struct Loop {
     int body_end;
     bool literal_lanes;  // the header holds a literal 16 or 32
     bool reported;
+    bool rewritten = false;  // its bound now reads warpSize
+};
+
+// What a function body says about the lanes it means: whether it reasons in
+// warpSize-lane waves (names warpSize, or computes lane/warp ids), and whether it
+// groups threads by a literal 32 (`% 32`, `/ 32`, `& 31`, a loop from 16).
+struct FnLanes {
+    bool warp = false;
+    bool team32 = false;
 };
 
 // What a translation allocates in proportion to its source; a Workspace keeps
@@ -141,8 +150,20 @@ public:
     void hazard_asm(int i);
     void hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask);
     void hazard_ballot(int i);
+    void hazard_broadcast(int i, const std::vector<Arg>& args, bool has_mask);
     void hazard_warp_size(int i);
     void hazard_texture(int i);
+    // Rewrites that make 32-lane code warp-size-agnostic (hazards.cpp).
+    [[nodiscard]] int operand_start(int last) const;
+    [[nodiscard]] bool binds_alone(int before, int op_prec) const;
+    [[nodiscard]] bool ends_operand(int after, int op_prec) const;
+    [[nodiscard]] bool lane_statement(int op);
+    [[nodiscard]] int function_body(int i);
+    [[nodiscard]] FnLanes fn_lanes(int i);
+    bool rewrite_lane_arith(int i, int op, long long v);
+    bool rewrite_warp_count(int i, int op);
+    bool rewrite_loop(Loop& loop, int shuffle, const std::vector<Arg>& args, bool has_mask);
+    bool widen_ballot(int call, int name);
 
 private:
     void note_declaration(int i);
@@ -188,6 +209,9 @@ public:
     std::vector<Diagnostic> diags_;
     Stats stats_;
     std::vector<Loop> loops_;
+    std::vector<std::pair<int, int>> bodies_;  // function bodies' braces, once asked
+    bool bodies_known_ = false;
+    std::unordered_map<int, FnLanes> fn_lanes_;
     int runtime_ = -1;  // family index inline PTX is counted under
 
     std::unordered_set<const Entry*> noted_;

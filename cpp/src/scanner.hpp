@@ -85,6 +85,8 @@ struct Symbol {
     bool declared;          // the file declares or #defines it
     bool full_mask;         // a constant equal to a full 32-lane mask
     bool is_location;       // a cudaMemLocation variable
+    bool wide;              // declared 64 bits wide (unsigned long long, uint64_t)
+    bool active_mask;       // a 64-bit constant set to __activemask()
     std::int8_t lanes;      // mentions_lanes() of the name once asked, else -1
     std::int8_t plain;      // Rewriter::is_plain() of its entry once asked, else -1
 };
