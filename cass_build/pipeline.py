@@ -431,6 +431,10 @@ def _run_chain(
         )
     for strategy in chain:
         reason = strategy.unavailable()
+        if reason is None and auto and level == "none" and strategy.name == "model":
+            # A learned translation is trusted only once it is checked; unchecked, the
+            # deterministic rules win.
+            reason = "verification is off: auto uses the model only when it can be verified"
         if reason is not None:
             attempts.append(Attempt(strategy.name, "skipped" if auto else "failed", reason))
             continue

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import shlex
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -123,44 +121,52 @@ def implicit_runtime(path: Path, hip: bytes) -> bytes:
     return bom + b"#include <hip/hip_runtime.h>\n#line 1\n" + hip[len(bom) :]
 
 
-def model_dir() -> Path:
-    """Where the packaged ONNX model lives (``CASS_MODEL_DIR`` overrides it)."""
-    if override := os.environ.get("CASS_MODEL_DIR"):
-        return Path(override)
-    return Path(str(resources.files("cass_build") / "data" / "model"))
-
-
 class ModelStrategy:
+    """The learned model (``cass_build.model``): declarations by the model, glue by the rules.
+
+    Its output is only worth having verified: in ``auto`` with verification off the
+    chain skips it (see ``parse_chain``), while an explicit ``--strategy model`` runs.
+    """
+
     name = "model"
 
     def unavailable(self) -> str | None:
-        if not (model_dir() / "model.onnx").is_file():
-            return f"no model installed ({model_dir() / 'model.onnx'} is missing)"
+        from .model import FILES, model_dir
+
+        directory = model_dir()
+        if not (directory / FILES[0]).is_file():
+            return f"no model installed ({directory / FILES[0]} is missing)"
         import importlib.util
 
-        if importlib.util.find_spec("onnxruntime") is None:
-            return "onnxruntime is not installed (pip install onnxruntime)"
+        for module, package in (("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers")):
+            if importlib.util.find_spec(module) is None:
+                return f"{package} is not installed (pip install 'cass-build[model]')"
         return None
 
     def fingerprint(self) -> str:
+        from .model import FILES, model_dir
+
         digest = hashlib.sha256()
-        for name in ("model.onnx", "vocab.json"):
+        for name in FILES:
             try:
-                digest.update((model_dir() / name).read_bytes())
+                st = (model_dir() / name).stat()
+                digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
             except OSError:
                 digest.update(b"-")
-        return "model:" + digest.hexdigest()[:16]
+        return "model:" + digest.hexdigest()[:16] + ":" + _core_stamp()
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
-        import importlib
+        from .errors import CassError
+        from .model import translate_bytes
+        from .rules import translate_bytes as rules
 
         try:
-            model = importlib.import_module(".model", "cass_build")
-        except ImportError as exc:
-            msg = f"the model runner is not part of this build ({exc})"
-            raise StrategyFailed(msg) from None
-        text: bytes = model.translate_bytes(data, str(path), settings)
-        return Candidate(text)
+            text = translate_bytes(data, str(path), settings)
+        except CassError as exc:
+            raise StrategyFailed(str(exc)) from None
+        # The rules' diagnostics still describe the source (hazards, unsupported APIs).
+        checked = rules(data, str(path), settings)
+        return Candidate(implicit_runtime(path, text), tuple(checked.diagnostics), checked.stats)
 
 
 @functools.cache

@@ -1,0 +1,258 @@
+"""The model strategy's runtime: int8 ONNX on the CPU with rule-drafted decoding.
+
+The model translates one top-level declaration at a time (``units``). For each
+one, the rules' translation of the same declaration is the draft: the decoder
+checks a block of draft tokens per call and keeps the longest prefix it agrees
+with, plus its own next token. After an edit the draft is re-aligned on the last
+tokens written, so the number of decoder calls grows with the number of edits,
+not with the length of the unit. Only tokens the model itself ranks first are
+kept, so the output is the output of plain greedy decoding
+(``tests/test_model.py`` checks it on every fixture).
+
+Glue between declarations (preprocessor lines, namespace braces), declarations
+longer than the model's limit, and any unit whose decoding does not finish
+cleanly are translated by the rules. The session is created lazily, once per
+process; a missing or damaged model raises :class:`ModelError` and the pipeline
+falls back to the rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import CassError
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+__all__ = ["ModelError", "Runner", "UnitStats", "load", "model_dir", "translate_bytes"]
+
+PAD, BOS, EOS = 0, 1, 2
+FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
+
+
+class ModelError(CassError):
+    """The packaged model is missing, damaged or cannot run here."""
+
+
+def model_dir() -> Path:
+    """Where the packaged model lives (``CASS_MODEL_DIR`` overrides it)."""
+    if override := os.environ.get("CASS_MODEL_DIR"):
+        return Path(override)
+    return Path(__file__).resolve().parent / "models"
+
+
+@dataclass
+class UnitStats:
+    """What decoding one unit cost: decoder calls, tokens in and out."""
+
+    calls: int = 0
+    src_tokens: int = 0
+    out_tokens: int = 0
+    edits: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+
+
+class Runner:
+    """The encoder and decoder sessions plus the tokenizer of one model directory."""
+
+    def __init__(self, directory: Path, threads: int | None = None) -> None:
+        missing = [n for n in FILES if not (directory / n).is_file()]
+        if missing:
+            msg = f"{directory}: model files missing: {', '.join(missing)}"
+            raise ModelError(msg, hint="reinstall cass-build, or set CASS_MODEL_DIR")
+        try:
+            import numpy as np
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            msg = f"the model needs onnxruntime, tokenizers and numpy ({exc.name} is missing)"
+            raise ModelError(msg, hint="pip install 'cass-build[model]'") from None
+        self.np = np
+        try:
+            self.config: dict[str, Any] = json.loads((directory / "config.json").read_text())
+            self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+            opts.inter_op_num_threads = 1
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            providers = ["CPUExecutionProvider"]
+            self.encoder = ort.InferenceSession(
+                str(directory / "encoder.onnx"), opts, providers=providers
+            )
+            self.decoder = ort.InferenceSession(
+                str(directory / "decoder.onnx"), opts, providers=providers
+            )
+        except Exception as exc:  # onnxruntime raises its own types for damaged files
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            msg = f"{directory}: the model cannot be loaded ({first[:200]})"
+            raise ModelError(msg, hint="reinstall cass-build, or set CASS_MODEL_DIR") from None
+        cfg = self.config
+        self.max_len = int(cfg["max_len"])
+        self.block = int(cfg.get("block", 16))
+        dh = cfg["d_model"] // cfg["heads"]
+        self.empty = np.zeros((cfg["dec_layers"], 2, 1, cfg["heads"], 0, dh), dtype=np.float32)
+
+    # -- tokens ----------------------------------------------------------------
+    def encode_text(self, data: bytes) -> list[int]:
+        ids: list[int] = self.tokenizer.encode(data.decode("latin-1")).ids
+        return ids
+
+    def decode_ids(self, ids: list[int]) -> bytes | None:
+        """Token ids back to bytes; None when they spell something no source byte can."""
+        text: str = self.tokenizer.decode(ids, skip_special_tokens=True)
+        try:
+            return text.encode("latin-1")
+        except UnicodeEncodeError:
+            return None
+
+    # -- decoding --------------------------------------------------------------
+    def _cross(self, src: list[int]) -> Any:
+        np = self.np
+        return self.encoder.run(None, {"src_ids": np.array([src], dtype=np.int64)})[0]
+
+    def _step(self, feed: list[int], past: Any, cross: Any) -> tuple[Any, Any]:
+        np = self.np
+        nxt, present = self.decoder.run(
+            None,
+            {"tgt_ids": np.array([feed], dtype=np.int64), "past_kv": past, "cross_kv": cross},
+        )
+        return nxt[0], present
+
+    def greedy(self, src: list[int], stats: UnitStats | None = None) -> list[int] | None:
+        """Plain greedy decoding, one token per decoder call: the reference."""
+        stats = stats if stats is not None else UnitStats()
+        cross = self._cross(src)
+        out: list[int] = []
+        past, tok = self.empty, BOS
+        limit = self.max_len - 1
+        while len(out) < limit:
+            nxt, past = self._step([tok], past, cross)
+            stats.calls += 1
+            tok = int(nxt[-1])
+            if tok == EOS:
+                return out
+            out.append(tok)
+        return None  # no end token within the limit
+
+    def drafted(
+        self, src: list[int], draft: list[int], stats: UnitStats | None = None
+    ) -> list[int] | None:
+        """Greedy decoding that checks ``draft`` a block at a time (same output as greedy)."""
+        stats = stats if stats is not None else UnitStats()
+        cross = self._cross(src)
+        draft = [*draft, EOS]
+        out: list[int] = []
+        past = self.empty
+        last = BOS  # the newest token whose cache entry is not written yet
+        d = 0  # where the draft is expected to continue
+        limit = self.max_len - 1
+        block = self.block
+        while len(out) < limit:
+            guess = draft[d : d + block - 1]
+            feed = [last, *guess]
+            nxt, present = self._step(feed, past, cross)
+            stats.calls += 1
+            # nxt[j] is the model's token after feed[:j+1]; the guesses it agrees with
+            # are kept, then its own token at the first disagreement.
+            j = 0
+            while j < len(guess) and int(nxt[j]) == guess[j]:
+                j += 1
+            kept = guess[:j]
+            tok = int(nxt[j])
+            # The cache is valid for feed[: j + 1]: drop the rest of the block.
+            past = present[:, :, :, :, : present.shape[4] - (len(feed) - j - 1)]
+            out.extend(kept)
+            if tok == EOS:
+                return out
+            out.append(tok)
+            last = tok
+            if j < len(guess) or d + j >= len(draft) or draft[d + j] != tok:
+                stats.edits += 1
+                d = self._realign(out, draft, d + j)
+            else:
+                d += j + 1
+        return None
+
+    @staticmethod
+    def _realign(out: list[int], draft: list[int], expect: int, span: int = 3) -> int:
+        """Where the draft continues after ``out``: after the nearest copy of its tail."""
+        tail = out[-span:]
+        n = len(tail)
+        best, best_dist = -1, 1 << 30
+        lo = max(0, expect - 64)
+        hi = min(len(draft) - n, expect + 64)
+        for i in range(lo, hi + 1):
+            if draft[i : i + n] == tail and abs(i + n - expect) < best_dist:
+                best, best_dist = i + n, abs(i + n - expect)
+        if best >= 0:
+            return best
+        return min(expect + 1, len(draft) - 1)  # assume a substitution
+
+    def translate_unit(
+        self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool = True
+    ) -> bytes | None:
+        src = self.encode_text(cuda)
+        stats.src_tokens += len(src)
+        if len(src) > self.max_len:
+            stats.fallbacks.append("too long")
+            return None
+        if use_draft and draft is not None:
+            ids = self.drafted(src, self.encode_text(draft), stats)
+        else:
+            ids = self.greedy(src, stats)
+        if ids is None:
+            stats.fallbacks.append("no end token")
+            return None
+        stats.out_tokens += len(ids)
+        out = self.decode_ids(ids)
+        if out is None:
+            stats.fallbacks.append("not a byte sequence")
+        return out
+
+
+_LOCK = threading.Lock()
+_RUNNERS: dict[str, Runner] = {}
+
+
+def load(directory: Path | None = None) -> Runner:
+    """The runner of ``directory`` (the packaged model by default), loaded once per process."""
+    path = (directory or model_dir()).resolve()
+    key = str(path)
+    with _LOCK:
+        runner = _RUNNERS.get(key)
+        if runner is None:
+            runner = _RUNNERS[key] = Runner(path)
+        return runner
+
+
+def translate_bytes(
+    data: bytes,
+    path: str,
+    settings: Settings,
+    *,
+    runner: Runner | None = None,
+    use_draft: bool = True,
+    stats: UnitStats | None = None,
+) -> bytes:
+    """Translate a whole source: declarations by the model, the rest by the rules."""
+    from .rules import translate_bytes as rules
+    from .units import split_units
+
+    runner = runner or load()
+    stats = stats if stats is not None else UnitStats()
+    out: list[bytes] = []
+    for seg in split_units(data):
+        piece = data[seg.start : seg.end]
+        draft = rules(piece, path, settings).data
+        if seg.kind == "decl" and not piece.isspace():
+            translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
+            out.append(draft if translated is None else translated)
+        else:
+            out.append(draft)
+    return b"".join(out)

@@ -1,0 +1,162 @@
+"""Export a checkpoint to ONNX, quantize it to int8, and check the two agree.
+
+``python -m cass_build.train.export CKPT PREP_DIR OUT_DIR [--check N]``
+
+Writes ``encoder.onnx`` and ``decoder.onnx`` (int8 weights, onnxruntime's dynamic
+quantization), ``tokenizer.json`` and ``config.json`` to ``OUT_DIR``: the files
+``cass_build.model`` loads. With ``--check N`` it decodes N test units greedily
+with the fp32 torch model and with the int8 ONNX model and writes how often the
+outputs are identical to ``OUT_DIR/../agreement.json`` (outside the shipped dir).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from .fit import Split, greedy
+from .seq2seq import Config, Seq2Seq
+
+__all__ = ["main"]
+
+BLOCK = 16
+OPSET = 17
+
+
+class _Encoder(nn.Module):
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, src_ids: Tensor) -> Tensor:
+        return self.model.cross_kv(self.model.encode(src_ids))
+
+
+class _Decoder(nn.Module):
+    def __init__(self, model: Seq2Seq) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, tgt_ids: Tensor, past_kv: Tensor, cross_kv: Tensor) -> tuple[Tensor, Tensor]:
+        logits, present = self.model.decode(tgt_ids, past_kv, cross_kv)
+        return logits.argmax(-1), present
+
+
+def load_checkpoint(path: Path) -> Seq2Seq:
+    blob = torch.load(path, map_location="cpu", weights_only=True)
+    model = Seq2Seq(Config(**blob["config"]))
+    model.load_state_dict(blob["state"])
+    return model.eval()
+
+
+def export(model: Seq2Seq, out: Path) -> None:
+    cfg = model.cfg
+    dh = cfg.d_model // cfg.heads
+    src = torch.randint(4, cfg.vocab, (1, 7))
+    tgt = torch.randint(4, cfg.vocab, (1, 3))
+    past = torch.randn(cfg.dec_layers, 2, 1, cfg.heads, 5, dh)
+    with torch.no_grad():
+        cross = model.cross_kv(model.encode(src))
+    with tempfile.TemporaryDirectory() as tmp:
+        enc32 = Path(tmp) / "encoder.fp32.onnx"
+        dec32 = Path(tmp) / "decoder.fp32.onnx"
+        torch.onnx.export(
+            _Encoder(model),
+            (src,),
+            str(enc32),
+            input_names=["src_ids"],
+            output_names=["cross_kv"],
+            dynamic_axes={"src_ids": {1: "src_len"}, "cross_kv": {4: "src_len"}},
+            opset_version=OPSET,
+            dynamo=False,
+        )
+        torch.onnx.export(
+            _Decoder(model),
+            (tgt, past, cross),
+            str(dec32),
+            input_names=["tgt_ids", "past_kv", "cross_kv"],
+            output_names=["next_ids", "present_kv"],
+            dynamic_axes={
+                "tgt_ids": {1: "block"},
+                "past_kv": {4: "past_len"},
+                "cross_kv": {4: "src_len"},
+                "next_ids": {1: "block"},
+                "present_kv": {4: "total_len"},
+            },
+            opset_version=OPSET,
+            dynamo=False,
+        )
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        out.mkdir(parents=True, exist_ok=True)
+        for fp32, name in ((enc32, "encoder.onnx"), (dec32, "decoder.onnx")):
+            quantize_dynamic(str(fp32), str(out / name), weight_type=QuantType.QInt8)
+
+
+def agreement(model: Seq2Seq, out: Path, prep: Path, n: int) -> dict[str, Any]:
+    """Greedy outputs of fp32 torch and int8 ONNX on the first ``n`` test units."""
+    from ..model import Runner
+
+    runner = Runner(out)
+    split = Split(np.load(prep / "tokens.npz"), "test")
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = model.to(device)
+    same = 0
+    token_same = token_total = 0
+    exact_ref = exact_onnx = 0
+    count = min(n, split.n)
+    t0 = time.time()
+    for i in range(count):
+        src, tgt = split.pair(i)
+        ref = greedy(model, src, model.cfg.max_len - 1, device)
+        got = runner.greedy([int(x) for x in src]) or []
+        same += ref == got
+        token_same += sum(a == b for a, b in zip(ref, got, strict=False))
+        token_total += max(len(ref), len(got))
+        exact_ref += ref == [int(x) for x in tgt]
+        exact_onnx += got == [int(x) for x in tgt]
+    return {
+        "units": count,
+        "identical_outputs": same,
+        "identical_fraction": same / max(count, 1),
+        "token_agreement": token_same / max(token_total, 1),
+        "exact_match_fp32_torch": exact_ref / max(count, 1),
+        "exact_match_int8_onnx": exact_onnx / max(count, 1),
+        "seconds": round(time.time() - t0, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cass_build.train.export")
+    ap.add_argument("ckpt", type=Path)
+    ap.add_argument("prep", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--check", type=int, default=0)
+    ap.add_argument("--block", type=int, default=BLOCK)
+    args = ap.parse_args(argv)
+    model = load_checkpoint(args.ckpt)
+    export(model, args.out)
+    shutil.copyfile(args.prep / "tokenizer.json", args.out / "tokenizer.json")
+    cfg = model.cfg.to_dict()
+    cfg.update({"block": args.block, "pad": 0, "bos": 1, "eos": 2, "opset": OPSET})
+    (args.out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    sizes = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}
+    print(json.dumps({"files": sizes, "total_bytes": sum(sizes.values())}), flush=True)
+    if args.check:
+        result = agreement(model, args.out, args.prep, args.check)
+        (args.out.parent / "agreement.json").write_text(json.dumps(result, indent=2) + "\n")
+        print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""Tokenize a data build into arrays the GPU machine trains from.
+
+``python -m cass_build.train.prepare DATA_DIR OUT_DIR [--vocab 8192]`` trains the
+tokenizer on the training split, then writes ``tokens.npz`` (each split's source
+and target ids, concatenated, with offsets) and ``tokenizer.json``. The GPU
+machine then needs only torch and numpy: no tokenizer, no C++ core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .tokens import train_tokenizer
+
+__all__ = ["main", "read_split"]
+
+SPLITS = ("train", "valid", "test")
+
+
+def read_split(data_dir: Path, split: str) -> Iterator[dict[str, Any]]:
+    with gzip.open(data_dir / f"{split}.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cass_build.train.prepare")
+    ap.add_argument("data", type=Path)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--vocab", type=int, default=8192)
+    ap.add_argument("--max-len", type=int, default=1024)
+    args = ap.parse_args(argv)
+
+    records = {s: list(read_split(args.data, s)) for s in SPLITS}
+    train_texts = [t for r in records["train"] for t in (r["cuda"], r["hip"])]
+    tok = train_tokenizer(train_texts, args.vocab, args.out / "tokenizer.json")
+    arrays: dict[str, np.ndarray] = {}
+    stats: dict[str, Any] = {"vocab": tok.get_vocab_size(), "max_len": args.max_len}
+    limit = args.max_len - 2  # room for <s> and </s>
+    for split, recs in records.items():
+        src = tok.encode_batch([r["cuda"] for r in recs])
+        tgt = tok.encode_batch([r["hip"] for r in recs])
+        keep = [i for i in range(len(recs)) if max(len(src[i].ids), len(tgt[i].ids)) <= limit]
+        for name, enc in (("src", src), ("tgt", tgt)):
+            ids = [enc[i].ids for i in keep]
+            lens = np.array([len(x) for x in ids], dtype=np.int64)
+            arrays[f"{split}_{name}"] = np.concatenate(
+                [np.array(x, dtype=np.int32) for x in ids] or [np.zeros(0, np.int32)]
+            )
+            arrays[f"{split}_{name}_off"] = np.concatenate(([0], np.cumsum(lens)))
+        arrays[f"{split}_hazard"] = np.array([bool(recs[i].get("hazards")) for i in keep])
+        arrays[f"{split}_index"] = np.array(keep, dtype=np.int64)
+        stats[split] = {
+            "units": len(recs),
+            "kept": len(keep),
+            "too_long": len(recs) - len(keep),
+            "src_tokens": int(arrays[f"{split}_src_off"][-1]),
+            "tgt_tokens": int(arrays[f"{split}_tgt_off"][-1]),
+        }
+    args.out.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out / "tokens.npz", **arrays)  # type: ignore[arg-type]
+    (args.out / "prepare.json").write_text(json.dumps(stats, indent=2) + "\n")
+    print(json.dumps(stats))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
