@@ -558,22 +558,27 @@ def _short_kernel(demangled: str) -> str:
     return re.sub(r"^void ", "", demangled.split("(")[0])
 
 
+def _short_error(message: str) -> str:
+    """A target's error without the file paths and LLVM's IR signature, for a cell."""
+    message = re.sub(r"(?:^|(?<=: ))\S*/\S+\.(?:cu|hip|cuh|h|hpp)(?::\d+)*: ", "", message)
+    return re.sub(r"in function \S+ [^:]*: ", "", message)
+
+
 def _occupancy_cell(found: dict[str, Any] | None) -> str:
     if not found:
         return " - |"
     worst = found.get("worst")
+    errors = "; ".join(f"{t}: {_short_error(m)}" for t, m in (found.get("errors") or {}).items())
     if worst is None:
-        errors = found.get("errors") or {}
-        why = "; ".join(f"{t}: {m}" for t, m in errors.items()) or "no kernel on both vendors"
-        return f" - ({why.replace('|', chr(92) + '|')[:120]}) |"
-    ratio = f"{worst['ratio']:.2f}"
-    reason = worst["reasons"][0] if worst["reasons"] else ""
-    text = f"{_short_kernel(worst['demangled'])} on {worst['target']}: {reason}"
-    failed = ", ".join(found.get("errors") or {})
-    if failed:
-        text += f" (not produced: {failed})"
-    mark = f"**{ratio}**" if worst["flagged"] else ratio
-    return f" {mark} {text.replace('|', chr(92) + '|')[:160]} |"
+        text = f"- ({errors or 'no kernel on both vendors'})"
+    else:
+        ratio = f"{worst['ratio']:.2f}"
+        reason = worst["reasons"][0] if worst["reasons"] else ""
+        text = f"{_short_kernel(worst['demangled'])} on {worst['target']}: {reason}"
+        text = f"{f'**{ratio}**' if worst['flagged'] else ratio} {text}"
+        if errors:
+            text += f" (not produced: {errors})"
+    return f" {text.replace('|', chr(92) + '|')[:240]} |"
 
 
 def _occupancy_section(doc: dict[str, Any]) -> list[str]:

@@ -160,6 +160,24 @@ def test_canonical_signature_spells_hip_vectors_as_cuda() -> None:
     assert canonical_signature("k(HIP_vector_type<long long, 2u>)") == "k(longlong2)"
 
 
+def test_canonical_signature_spells_renamed_hip_types_as_cuda() -> None:
+    # c++filt's spellings of kernels from bench/programs (ROCm 5.2 headers).
+    hip = "void attention<16>(hip_bfloat16 const*, int, hip_bfloat16*)"
+    assert (
+        canonical_signature(hip) == "void attention<16>(__nv_bfloat16 const*, int, __nv_bfloat16*)"
+    )
+    assert canonical_signature("k(__hip_bfloat162*, __hip_bfloat16)") == (
+        "k(__nv_bfloat162*, __nv_bfloat16)"
+    )
+    assert canonical_signature("to_gray(__hip_surface*, __hip_texture*, int)") == (
+        "to_gray(unsigned long long, unsigned long long, int)"
+    )
+    assert (
+        canonical_signature("k(my__hip_texture*, hip_bfloat16x)")
+        == "k(my__hip_texture*, hip_bfloat16x)"
+    )
+
+
 def test_target_names() -> None:
     assert parse_nvidia("90").name == parse_nvidia("sm_90").name == "sm_90"
     assert parse_amd("GFX942").name == "gfx942"

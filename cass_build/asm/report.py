@@ -155,10 +155,23 @@ _SCALAR = {
 }  # fmt: skip
 
 
+#: HIP types that replace a CUDA type of another name: ROCm 5.2's bf16 types, and the
+#: texture and surface objects (``unsigned long long`` handles in CUDA, pointers in HIP).
+_RENAMED = re.compile(
+    r"\b(?:__hip_bfloat162|__hip_bfloat16|hip_bfloat16)\b|\b__hip_(?:texture|surface) ?\*"
+)
+_CUDA_NAME = {
+    "__hip_bfloat162": "__nv_bfloat162", "__hip_bfloat16": "__nv_bfloat16",
+    "hip_bfloat16": "__nv_bfloat16",
+}  # fmt: skip
+
+
 def canonical_signature(demangled: str) -> str:
-    """A demangled kernel signature with HIP's vector types written as CUDA's
-    (``HIP_vector_type<unsigned char, 4u>`` → ``uchar4``)."""
-    return _VECTOR.sub(lambda m: _SCALAR.get(m.group(1), m.group(1)) + m.group(2), demangled)
+    """A demangled kernel signature with HIP's types written as CUDA's
+    (``HIP_vector_type<unsigned char, 4u>`` → ``uchar4``, ``hip_bfloat16`` →
+    ``__nv_bfloat16``, ``__hip_texture*`` → ``unsigned long long``)."""
+    text = _VECTOR.sub(lambda m: _SCALAR.get(m.group(1), m.group(1)) + m.group(2), demangled)
+    return _RENAMED.sub(lambda m: _CUDA_NAME.get(m.group(0), "unsigned long long"), text)
 
 
 def _reasons(res: AmdResources, occ: Occupancy, ref: Occupancy, dynamic: int) -> list[str]:
@@ -211,8 +224,8 @@ def analyse(
     for target in build.targets:
         names += [n for n in target.kernels if n not in names]
     readable = demangle(names)
-    # Kernels match by mangled name, or failing that by signature with HIP's vector types
-    # spelled as CUDA's: float4 is HIP_vector_type<float, 4u> in HIP, a different mangling.
+    # Kernels match by mangled name, or failing that by signature with HIP's types spelled
+    # as CUDA's: float4 is HIP_vector_type<float, 4u> in HIP, a different mangling.
     keys: dict[str, str] = {}
     first: dict[str, str] = {}
     for name in names:
