@@ -78,7 +78,8 @@ class Runner:
             self.config: dict[str, Any] = json.loads((directory / "config.json").read_text())
             self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
             opts = ort.SessionOptions()
-            opts.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+            env_threads = int(os.environ.get("CASS_MODEL_THREADS", "0") or 0)
+            opts.intra_op_num_threads = threads or env_threads or min(4, os.cpu_count() or 1)
             opts.inter_op_num_threads = 1
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             providers = ["CPUExecutionProvider"]

@@ -1,0 +1,172 @@
+"""The shipped model: it loads, translates deterministically, drafted decoding equals
+plain greedy decoding, and a missing or damaged model falls back to the rules.
+
+These run the real int8 ONNX model with onnxruntime on the CPU. Greedy decoding
+without a draft costs one decoder call per token, so the drafted-equals-greedy
+checks use the shorter declarations of the fixtures.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cass_build.model import FILES, ModelError, Runner, UnitStats, load, model_dir
+from cass_build.model import translate_bytes as model_translate
+from cass_build.pipeline import PipelineOptions, translate_file
+from cass_build.rules import translate_bytes as rules_translate
+from cass_build.settings import Settings
+from cass_build.strategies import ModelStrategy
+from cass_build.units import split_units
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HAVE_HIPCC = shutil.which("hipcc") is not None
+needs_hipcc = pytest.mark.skipif(not HAVE_HIPCC, reason="hipcc is not installed (.ci/setup)")
+
+# A spread of fixtures: plain kernels, host API, warp-size hazards (where the model edits).
+SAMPLES = sorted(
+    [p for p in (FIXTURES / "programs").glob("*.cu")][:4]
+    + [p for p in (FIXTURES / "wave64").glob("*.cu") if "fixed" not in p.name][:4]
+)
+
+
+def test_the_model_is_shipped_within_its_size_budget() -> None:
+    directory = model_dir()
+    sizes = {name: (directory / name).stat().st_size for name in FILES}
+    assert all(sizes.values()), sizes
+    assert sum(sizes.values()) <= 60 * 1024 * 1024
+    assert (directory / "MODEL.md").is_file(), "the model card is missing"
+
+
+def test_tokenizer_round_trips_every_byte() -> None:
+    runner = load()
+    every = bytes(range(256)) * 2 + "é中\U0001f600".encode()
+    assert runner.decode_ids(runner.encode_text(every)) == every
+    bad_utf8 = b"// \xff\xfe caf\xe9\n__global__ void k() {}\n"
+    assert runner.decode_ids(runner.encode_text(bad_utf8)) == bad_utf8
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_translation_is_deterministic_and_complete(path: Path) -> None:
+    data = path.read_bytes()
+    settings = Settings()
+    first = model_translate(data, str(path), settings)
+    # A second runner (a fresh session) must give the same bytes.
+    again = model_translate(data, str(path), settings, runner=Runner(model_dir()))
+    assert first == again
+    assert b"hip" in first
+    # Glue (preprocessor lines, namespace braces) is the rules' translation, byte for byte.
+    rules = rules_translate(data, str(path), settings).data
+    assert first.count(b"#include") == rules.count(b"#include")
+
+
+def _short_units(paths: list[Path], limit: int) -> list[tuple[bytes, bytes]]:
+    settings = Settings()
+    units = []
+    for path in paths:
+        data = path.read_bytes()
+        for seg in split_units(data):
+            piece = data[seg.start : seg.end]
+            if seg.kind == "decl" and len(piece) <= limit:
+                units.append((piece, rules_translate(piece, str(path), settings).data))
+    return units
+
+
+def test_drafted_decoding_equals_plain_greedy() -> None:
+    runner = load()
+    units = _short_units(SAMPLES, 700)
+    assert len(units) >= 8
+    edits = 0
+    for cuda, draft in units:
+        src = runner.encode_text(cuda)
+        plain_stats, drafted_stats = UnitStats(), UnitStats()
+        plain = runner.greedy(src, plain_stats)
+        drafted = runner.drafted(src, runner.encode_text(draft), drafted_stats)
+        assert drafted == plain, cuda.decode("latin-1")[:200]
+        # The draft must pay: far fewer decoder calls than tokens.
+        if plain and len(plain) > 64 and drafted_stats.edits == 0:
+            assert drafted_stats.calls * 4 <= plain_stats.calls
+        edits += drafted_stats.edits
+    # A wrong draft (here: another unit's) changes the cost, never the output.
+    cuda, _ = units[0]
+    other = units[-1][1]
+    src = runner.encode_text(cuda)
+    assert runner.drafted(src, runner.encode_text(other)) == runner.greedy(src)
+
+
+def test_missing_model_is_reported_and_auto_uses_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CASS_MODEL_DIR", str(tmp_path / "nowhere"))
+    reason = ModelStrategy().unavailable()
+    assert reason is not None and "encoder.onnx" in reason
+    with pytest.raises(ModelError) as info:
+        Runner(tmp_path / "nowhere")
+    assert "model files missing" in str(info.value) and "\n" not in str(info.value)
+
+
+def _damaged_copy(tmp_path: Path) -> Path:
+    broken = tmp_path / "model"
+    shutil.copytree(model_dir(), broken)
+    data = (broken / "decoder.onnx").read_bytes()
+    (broken / "decoder.onnx").write_bytes(data[: len(data) // 3])  # a truncated download
+    return broken
+
+
+def test_damaged_model_gives_one_clear_line(tmp_path: Path) -> None:
+    broken = _damaged_copy(tmp_path)
+    with pytest.raises(ModelError) as info:
+        Runner(broken)
+    text = str(info.value)
+    assert "decoder.onnx" in text or "cannot be loaded" in text
+    assert "\n" not in text and str(broken) in text
+
+
+@needs_hipcc
+def test_pipeline_falls_back_to_rules_when_the_model_is_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache_dir: Path
+) -> None:
+    monkeypatch.setenv("CASS_MODEL_DIR", str(_damaged_copy(tmp_path)))
+    src = tmp_path / "k.cu"
+    src.write_text(
+        "__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }\n"
+        "int main() { float *d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); return 0; }\n"
+    )
+    opts = PipelineOptions(strategy="auto", verify="syntax", archs=("gfx90a",), use_cache=False)
+    result = translate_file(src, opts)
+    assert result.strategy == "rules"
+    model_attempt = next(a for a in result.attempts if a.strategy == "model")
+    assert model_attempt.status == "failed" and "cannot be loaded" in model_attempt.reason
+    assert b"hipMalloc" in result.data
+
+
+def test_cli_names_the_damaged_model(tmp_path: Path) -> None:
+    broken = _damaged_copy(tmp_path)
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float *p) { p[0] = 1.0f; }\n")
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "cass_build", "translate", str(src)),
+            *("-o", str(tmp_path / "k.hip"), "--strategy", "model", "--verify", "none"),
+            "--no-cache",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CASS_MODEL_DIR": str(broken)},
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert "cannot be loaded" in proc.stderr
+    assert not (tmp_path / "k.hip").exists()
+
+
+def test_import_does_not_load_onnxruntime() -> None:
+    code = "import sys, cass_build; print('onnxruntime' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
