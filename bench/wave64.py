@@ -3,9 +3,11 @@
 Each program in tests/fixtures/wave64 is built with nvcc as written (32-lane warps: the
 reference) and, translated by the rules for each HIP version, with nvcc through the
 HIP-on-CUDA layer twice: in wave32 mode and in wave64 mode (64-lane AMD wavefronts
-emulated, docs/hip_on_cuda.md). Every run must agree with the CUDA original in wave32
-mode; in wave64 mode the programs marked `WAVE64: fail` (code that assumes 32 lanes) must
-differ and the others (their fixed versions, and warp-size-agnostic code) must agree.
+emulated, docs/hip_on_cuda.md). CASS's translation, hazard fixes included, must agree
+with the CUDA original in both modes, for every program. The programs marked
+`WAVE64: fail` (code that assumes 32 lanes) also run in wave64 mode as a naive
+translation (the same rules with the hazard fixes off: renames only, as a plain
+translator leaves them), which must differ: that is what the fixes fix.
 Writes `<out>/wave64.md` and `.json`.
 
 Translating needs CASS's C++ core; a GPU machine without it takes translations made
@@ -51,21 +53,37 @@ def directives(path: Path) -> dict[str, str]:
 
 
 def translate_all(out: Path, versions: list[str]) -> None:
-    """Rules translations of every program, and the warp-size diagnostics CASS gives."""
-    from cass_build import Settings, translate_file
+    """Rules translations of every program, with and without the hazard fixes, and the
+    warp-size diagnostics CASS gives."""
+    from cass_build import Settings, _core, translate_file
+    from cass_build.rules import core_table
     from cass_build.tables import parse_version
 
     diagnostics: dict[str, dict[str, list[str]]] = {}
     for version in versions:
         folder = out / f"hip-{version}"
+        naive = out / f"naive-{version}"
         folder.mkdir(parents=True, exist_ok=True)
+        naive.mkdir(parents=True, exist_ok=True)
         settings = Settings(hip_version=parse_version(version))
+        major, minor = settings.resolved_hip_version()
         found = diagnostics.setdefault(version, {})
         for path in sorted(PROGRAMS.glob("*.cu")):
             result = translate_file(path, options=settings)
             (folder / f"{path.stem}.hip").write_bytes(result.data)
+            text = _core.translate(
+                path.read_bytes(),
+                core_table(),
+                major * 100 + minor,
+                False,
+                False,
+                settings.cuda_arch,
+                settings.cuda_version,
+                hazard_fixes=False,
+            )[0]
+            (naive / f"{path.stem}.hip").write_bytes(text)
             found[path.stem] = [
-                f"{d.line}:{d.column} {d.rule}"
+                f"{d.line}:{d.column} {d.severity} {d.rule}"
                 for d in result.diagnostics
                 if d.rule.startswith(("cass-warp", "cass-ballot", "cass-shfl", "cass-lane"))
             ]
@@ -73,13 +91,16 @@ def translate_all(out: Path, versions: list[str]) -> None:
     print(f"translated {len(found)} programs for HIP {', '.join(versions)} into {out}")
 
 
-def one(path: Path, version: str, wave: int, hip_dir: Path, work: Path) -> dict[str, object]:
+def one(
+    path: Path, version: str, wave: int, translation: str, translated: Path, work: Path
+) -> dict[str, object]:
     info = directives(path)
-    expected = "pass" if wave == 32 else info.get("WAVE64", "pass")
+    expected = "pass" if translation == "cass" or wave == 32 else info.get("WAVE64", "pass")
+    folder = f"hip-{version}" if translation == "cass" else f"naive-{version}"
     result = compare(
         path,
-        hip_dir / f"{path.stem}.hip",
-        workdir=work / version / str(wave) / path.stem,
+        translated / folder / f"{path.stem}.hip",
+        workdir=work / translation / version / str(wave) / path.stem,
         timeout=60.0,
         wave=wave,
     )
@@ -89,6 +110,7 @@ def one(path: Path, version: str, wave: int, hip_dir: Path, work: Path) -> dict[
         "program": path.stem,
         "hazard": info.get("HAZARD", info.get("FIXES", "")),
         "kind": "hazard" if "HAZARD" in info else "fixed" if "FIXES" in info else "agnostic",
+        "translation": translation,
         "hip_version": version,
         "wave": wave,
         "expected": expected,
@@ -106,7 +128,8 @@ def one(path: Path, version: str, wave: int, hip_dir: Path, work: Path) -> dict[
         "hip_build_command": " ".join(result.hip.build_command),
     }
     mark = "ok" if row["as_expected"] else "UNEXPECTED"
-    print(f"{mark}: {path.stem} @ HIP {version} wave{wave}: {outcome}: {result.reason}")
+    where = f"{path.stem} ({translation}) @ HIP {version} wave{wave}"
+    print(f"{mark}: {where}: {outcome}: {result.reason}")
     return row
 
 
@@ -141,8 +164,9 @@ def report(rows: list[dict[str, object]], args: argparse.Namespace, command: str
         "Each program is built with nvcc as written (32-lane warps, the reference) and, "
         "translated by the rules for the HIP version shown, with nvcc through the HIP-on-CUDA "
         "layer in wave32 and in wave64 mode; every run is compared with the CUDA original "
-        "(exit code, VERDICT line, output files). Expected: every program agrees in wave32 "
-        "mode; in wave64 mode the hazard programs differ and the others agree.",
+        "(exit code, VERDICT line, output files). Expected: CASS's translation (hazard fixes "
+        "included) agrees in both modes for every program; the hazard programs' naive "
+        "translation (the rules with the hazard fixes off) differs in wave64 mode.",
         "",
         f"- GPU: {doc['gpu']}",
         f"- nvcc: {doc['nvcc']}",
@@ -151,15 +175,24 @@ def report(rows: list[dict[str, object]], args: argparse.Namespace, command: str
         f"- translations: `{doc['translations']}`",
         f"- runs as expected: {good} of {len(rows)}",
         "",
-        "| program | kind | hazard | HIP | wave | expected | result | as expected | reason |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| program | kind | hazard | translation | HIP | wave | expected | result | as expected "
+        "| reason |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             "| "
             + " | ".join(
                 cell(r.get(k))
-                for k in ("program", "kind", "hazard", "hip_version", "wave", "expected")
+                for k in (
+                    "program",
+                    "kind",
+                    "hazard",
+                    "translation",
+                    "hip_version",
+                    "wave",
+                    "expected",
+                )
             )
             + f" | {cell(r.get('outcome', r.get('status')))} | "
             + ("yes" if r.get("as_expected") else "**no**")
@@ -195,8 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     programs = sorted(PROGRAMS.glob("*.cu"))
     if args.only:
         programs = [p for p in programs if p.stem.startswith(tuple(args.only))]
-    jobs = [(p, v, w) for v in args.versions for p in programs for w in WAVES]
-    done: dict[tuple[str, str, int], dict[str, object]] = {}
+    jobs = [(p, v, w, "cass") for v in args.versions for p in programs for w in WAVES]
+    jobs += [
+        (p, v, 64, "naive")
+        for v in args.versions
+        for p in programs
+        if directives(p).get("WAVE64") == "fail"
+    ]
+    done: dict[tuple[str, str, int, str], dict[str, object]] = {}
 
     def stop(signum: int, frame: object) -> None:
         raise TimeoutError
@@ -206,8 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     pool = ThreadPoolExecutor(max_workers=max(1, args.jobs))
     futures = {
-        pool.submit(one, p, v, w, args.translated / f"hip-{v}", args.work): (p.stem, v, w)
-        for p, v, w in jobs
+        pool.submit(one, p, v, w, t, args.translated, args.work): (p.stem, v, w, t)
+        for p, v, w, t in jobs
     }
     stopped = False
     try:
@@ -216,14 +255,14 @@ def main(argv: list[str] | None = None) -> int:
     except TimeoutError:
         stopped = True
     rows = [
-        done.get((p.stem, v, w))
-        or {"program": p.stem, "hip_version": v, "wave": w, "status": "not run"}
-        for p, v, w in jobs
+        done.get((p.stem, v, w, t))
+        or {"program": p.stem, "translation": t, "hip_version": v, "wave": w, "status": "not run"}
+        for p, v, w, t in jobs
     ]
     command = "python bench/wave64.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     report(rows, args, command)
     unexpected = [
-        f"{r['program']}@{r['hip_version']}/wave{r['wave']}"
+        f"{r['program']}({r['translation']})@{r['hip_version']}/wave{r['wave']}"
         for r in rows
         if not r.get("as_expected")
     ]

@@ -49,7 +49,7 @@ std::shared_ptr<cass::Table> make_table(
 }
 
 py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_version, bool ggl,
-                    bool rename_cu_includes, int cuda_arch, int cuda_version) {
+                    bool rename_cu_includes, int cuda_arch, int cuda_version, bool hazard_fixes) {
     std::string_view src = source;  // borrowed from the bytes object, which outlives the call
     if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
     cass::Options opt;
@@ -58,6 +58,7 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
     opt.rename_cu_includes = rename_cu_includes;
     opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
     opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
+    opt.hazard_fixes = hazard_fixes;
     cass::Result r;
     {
         py::gil_scoped_release release;
@@ -180,7 +181,9 @@ PYBIND11_MODULE(_core, m) {
         .def("__len__", &cass::Table::size);
     m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("hip_version"),
           py::arg("ggl"), py::arg("rename_cu_includes"), py::arg("cuda_arch"),
-          py::arg("cuda_version"));
+          py::arg("cuda_version"), py::arg("hazard_fixes") = true,
+          "hazard_fixes=False: warp-size hazards reported but not rewritten (a naive "
+          "translation, for the wave64 proof)");
     m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
           py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
           py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("path"),

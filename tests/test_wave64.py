@@ -1,8 +1,9 @@
 """The HIP-on-CUDA layer's wave64 mode: 64-lane AMD wavefronts on NVIDIA's 32-lane warps.
 
 Here (no GPU) the tests check that the mode is wired into the layer and the runners, that
-its meeting protocol holds on real CPU threads, and that nvcc builds every proof program's
-translation in wave64 mode. On a machine with an NVIDIA GPU, the last test runs the proof
+its meeting protocol holds on real CPU threads, that the rules fix each hazard program and
+leave the agnostic ones alone, and that nvcc builds every proof program's translation in
+wave64 mode. On a machine with an NVIDIA GPU, the last test runs the proof
 programs both ways; bench/wave64.py does the same for the committed report.
 """
 
@@ -112,6 +113,74 @@ def test_fixtures_declare_what_they_prove() -> None:
         assert _directives(fixed)["WAVE64"] == "pass"
 
 
+# What CASS's rules must make of each hazard program: lines of its translation.
+FIXES = {
+    "ballot32": [
+        "unsigned long long bits = __ballot",
+        "atomicAdd(&counts[blockIdx.x], __popcll(bits));",
+    ],
+    "blockdim32": ["int rowsPerBlock = (blockDim.x + warpSize - 1) / warpSize;"],
+    "lane0_broadcast": ["start, 0, 32);", "length, 0, 32);"],
+    "lane_and31": ["int lane = threadIdx.x % warpSize;"],
+    "offset16": ["for (int offset = warpSize / 2; offset > 0; offset >>= 1)"],
+}
+VERSIONS = [(7, 1), (5, 2)]
+
+
+def _naive(path: Path, version: tuple[int, int]) -> bytes:
+    """The rules translation with the hazard fixes off, as bench/wave64.py makes it."""
+    from cass_build import _core
+    from cass_build.rules import core_table
+
+    settings = Settings(hip_version=version)
+    text, _diags, _stats, _lines = _core.translate(
+        path.read_bytes(),
+        core_table(),
+        version[0] * 100 + version[1],
+        False,
+        False,
+        settings.cuda_arch,
+        settings.cuda_version,
+        hazard_fixes=False,
+    )
+    return bytes(text)
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=["hip7.1", "hip5.2"])
+@pytest.mark.parametrize("name", sorted(FIXES))
+def test_rules_fix_the_hazard_programs(name: str, version: tuple[int, int]) -> None:
+    """Each hazard program's translation carries its fix, reported as a note of its rule."""
+    path = PROGRAMS / f"{name}.cu"
+    result = translate_file(path, options=Settings(hip_version=version))
+    text = result.data.decode()
+    naive = _naive(path, version).decode()
+    for line in FIXES[name]:
+        assert line in text, f"{name}: {line!r} missing"
+        assert line not in naive, f"{name}: {line!r} without the fixes"
+    rule = _directives(path)["HAZARD"]
+    notes = [d for d in result.diagnostics if d.rule == rule and d.severity == "note"]
+    assert notes, [str(d) for d in result.diagnostics]
+    # The fixes change no line count and leave everything else as the naive rules do.
+    assert text.count("\n") == naive.count("\n")
+    changed = [(a, b) for a, b in zip(naive.splitlines(), text.splitlines(), strict=True) if a != b]
+    assert 0 < len(changed) <= len(FIXES[name]) + 1, changed
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=["hip7.1", "hip5.2"])
+@pytest.mark.parametrize(
+    "path",
+    [p for p in sorted(PROGRAMS.glob("*.cu")) if "HAZARD" not in _directives(p)],
+    ids=lambda p: p.stem,
+)
+def test_agnostic_programs_are_left_alone(path: Path, version: tuple[int, int]) -> None:
+    """Fixed and warp-size-agnostic programs get no hazard fix: the naive rules' bytes."""
+    result = translate_file(path, options=Settings(hip_version=version))
+    assert result.data == _naive(path, version)
+    fixes = {"cass-warp-lane-arith", "cass-warp-count", "cass-shfl-offset", "cass-ballot-width"}
+    assert not [str(d) for d in result.diagnostics if d.severity == "note" and d.rule in fixes]
+    assert "cass-warp-size-literal" not in {d.rule for d in result.diagnostics}
+
+
 @needs_nvcc
 def test_nvcc_flags_preinclude_cuda_library_headers(tmp_path: Path) -> None:
     (tmp_path / "util.h").write_text("#include <cuda/std/atomic>\n#include <vector>\n")
@@ -189,9 +258,15 @@ def test_translations_build_in_wave64_mode(
 @pytest.mark.skipif(gpu_backend() != "nvidia", reason="needs an NVIDIA GPU")
 @pytest.mark.parametrize("path", sorted(PROGRAMS.glob("*.cu")), ids=lambda p: p.stem)
 def test_proof_programs_on_the_gpu(path: Path, tmp_path: Path) -> None:
+    """CASS's translation agrees with CUDA in both modes; a hazard program's naive one
+    differs with 64 lanes."""
     hip = tmp_path / f"{path.stem}.hip"
     hip.write_bytes(translate_file(path, options=Settings(hip_version=(7, 1))).data)
     wave32 = compare(path, hip, workdir=tmp_path / "32")
     assert wave32.passed, wave32.reason
     wave64 = compare(path, hip, workdir=tmp_path / "64", wave=64)
-    assert wave64.passed == (_directives(path)["WAVE64"] == "pass"), wave64.reason
+    assert wave64.passed, wave64.reason
+    if _directives(path)["WAVE64"] == "fail":
+        naive = tmp_path / f"{path.stem}.naive.hip"
+        naive.write_bytes(_naive(path, (7, 1)))
+        assert not compare(path, naive, workdir=tmp_path / "naive", wave=64).passed

@@ -282,7 +282,7 @@ int Rewriter::function_body(int i) {
 // code still computes CUDA's answer on a 64-lane wave when its shuffles keep to
 // 32-lane halves): there CASS rewrites nothing but reports.
 FnLanes Rewriter::fn_lanes(int i) {
-    const int body = function_body(i);
+    const int body = o_.hazard_fixes ? function_body(i) : -1;
     if (body < 0) return FnLanes{};
     const auto found = fn_lanes_.find(body);
     if (found != fn_lanes_.end()) return found->second;

@@ -26,6 +26,9 @@ struct Options {
     bool rename_cu_includes = false;     // "x.cu" -> "x.hip" in quoted includes
     std::uint32_t cuda_arch = 700;       // assumed __CUDA_ARCH__ in AMD device code
     std::uint32_t cuda_version = 12080;  // assumed CUDART_VERSION / CUDA_VERSION
+    // Rewrite warp-size hazards into warp-size-agnostic code where that is
+    // provably right (off: only report them, as a plain renamer would leave them).
+    bool hazard_fixes = true;
 };
 
 struct Result {
