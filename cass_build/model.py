@@ -81,6 +81,9 @@ class Runner:
             env_threads = int(os.environ.get("CASS_MODEL_THREADS", "0") or 0)
             opts.intra_op_num_threads = threads or env_threads or min(4, os.cpu_count() or 1)
             opts.inter_op_num_threads = 1
+            # Builds run many compilers at once: threads that spin while waiting for
+            # work steal the cores those need (and each call here is short).
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             providers = ["CPUExecutionProvider"]
             self.encoder = ort.InferenceSession(
@@ -95,7 +98,7 @@ class Runner:
             raise ModelError(msg, hint="reinstall cass-build, or set CASS_MODEL_DIR") from None
         cfg = self.config
         self.max_len = int(cfg["max_len"])
-        self.block = int(cfg.get("block", 16))
+        self.block = int(cfg.get("block", 32))
         dh = cfg["d_model"] // cfg["heads"]
         self.empty = np.zeros((cfg["dec_layers"], 2, 1, cfg["heads"], 0, dh), dtype=np.float32)
 

@@ -136,9 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--save-every", type=int, default=1000)
     ap.add_argument("--d-model", type=int, default=256)
-    ap.add_argument("--layers", type=int, default=4)
+    # A deep encoder and a shallow decoder: the encoder runs once per unit on all its
+    # tokens (big matrix products), the decoder once per block; see docs/model.md.
+    ap.add_argument("--enc-layers", type=int, default=3)
+    ap.add_argument("--dec-layers", type=int, default=2)
     ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--ff", type=int, default=1024)
+    ap.add_argument("--ff", type=int, default=768)
     args = ap.parse_args(argv)
 
     random.seed(args.seed)
@@ -153,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         vocab=prep["vocab"],
         d_model=args.d_model,
         heads=args.heads,
-        enc_layers=args.layers,
-        dec_layers=args.layers,
+        enc_layers=args.enc_layers,
+        dec_layers=args.dec_layers,
         ff=args.ff,
         max_len=prep["max_len"],
     )

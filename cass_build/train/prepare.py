@@ -1,6 +1,6 @@
 """Tokenize a data build into arrays the GPU machine trains from.
 
-``python -m cass_build.train.prepare DATA_DIR OUT_DIR [--vocab 8192]`` trains the
+``python -m cass_build.train.prepare DATA_DIR OUT_DIR [--vocab 4096]`` trains the
 tokenizer on the training split, then writes ``tokens.npz`` (each split's source
 and target ids, concatenated, with offsets) and ``tokenizer.json``. The GPU
 machine then needs only torch and numpy: no tokenizer, no C++ core.
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cass_build.train.prepare")
     ap.add_argument("data", type=Path)
     ap.add_argument("out", type=Path)
-    ap.add_argument("--vocab", type=int, default=8192)
+    ap.add_argument("--vocab", type=int, default=4096)
     ap.add_argument("--max-len", type=int, default=1024)
     args = ap.parse_args(argv)
 

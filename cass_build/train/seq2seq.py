@@ -22,12 +22,12 @@ __all__ = ["Config", "Seq2Seq"]
 
 @dataclass(frozen=True)
 class Config:
-    vocab: int = 8192
+    vocab: int = 4096
     d_model: int = 256
     heads: int = 4
-    enc_layers: int = 4
-    dec_layers: int = 4
-    ff: int = 1024
+    enc_layers: int = 3
+    dec_layers: int = 2
+    ff: int = 768
     max_len: int = 1024
     dropout: float = 0.0
 
