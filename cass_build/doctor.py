@@ -30,6 +30,20 @@ def _gpu() -> str | None:
     return None
 
 
+def _model_summary() -> str:
+    import json
+
+    from .model import model_dir
+
+    directory = model_dir()
+    try:
+        cfg = json.loads((directory / "config.json").read_text())
+        size = sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+    except (OSError, ValueError):
+        return str(directory)
+    return f"{directory}, {cfg.get('parameters', '?')} parameters, {size / 2**20:.1f} MiB"
+
+
 def checks() -> list[Check]:
     """Every tool CASS can use, found or not."""
     found: list[Check] = []
@@ -117,9 +131,9 @@ def checks() -> list[Check]:
         Check(
             "model",
             reason is None,
-            reason or "installed",
-            "the model strategy",
-            "pip install onnxruntime; the model ships with CASS releases",
+            reason or f"installed ({_model_summary()})",
+            "the model strategy (auto: model, verify, then rules)",
+            "pip install --force-reinstall cass-build (the model ships in the wheel)",
         )
     )
     from .cache import Cache
