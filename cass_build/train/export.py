@@ -151,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copyfile(args.prep / "tokenizer.json", args.out / "tokenizer.json")
     cfg = model.cfg.to_dict()
     cfg.update({"block": args.block, "pad": 0, "bos": 1, "eos": 2, "opset": OPSET})
+    cfg["parameters"] = sum(p.numel() for p in model.parameters())
     (args.out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     sizes = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}
     print(json.dumps({"files": sizes, "total_bytes": sum(sizes.values())}), flush=True)
