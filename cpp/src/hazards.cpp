@@ -83,11 +83,12 @@ void Rewriter::hazard_number(int i) {
         // constexpr int kWarpSize = 32; but not `int warp = 32;`, a variable that
         // is then set to the device's value, nor `lane = 32`.
         const int name = prev_sig(op);
+        if (!is_ident(name) || !lanes(name)) return;
         bool constant = names_a_size(text(name));
         for (int k = statement_begin(op); k < name && !constant; ++k) {
             constant = is_ident(k) && (text(k) == "const" || text(k) == "constexpr");
         }
-        if (is_ident(name) && lanes(name) && constant) {
+        if (constant) {
             diag(i, Severity::Warning, "warp-size-literal",
                  "'" + std::string(text(name)) +
                      "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
