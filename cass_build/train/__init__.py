@@ -1,0 +1,1 @@
+"""Training the CASS model: data, tokenizer, model, export (the optional ``train`` extra)."""

@@ -1,0 +1,600 @@
+"""Build the model's data: CUDA units, their verified HIP targets, splits and counts.
+
+``python -m cass_build.train data OUT_DIR --seed 0`` writes:
+
+- ``{train,valid,test}.jsonl.gz``: one record per unit (a top-level declaration,
+  see ``cass_build.units``): ``id``, ``source``, ``file``, ``cuda``, ``hip``,
+  ``hazards``, ``naive``. Texts are bytes decoded as latin-1, so every byte
+  round-trips.
+- ``test_programs/<name>/``: the held-out synthesized programs (naive forms) in
+  the ``cass bench`` layout.
+- ``dedup.json``: the contamination check against ``bench/programs`` and every
+  fixture under ``tests/``.
+- ``manifest.json``: counts per source and filter stage, the sdist manifest,
+  the command and the build time.
+
+Targets are the rule translation of each unit, except that a naive unit of a
+synthesized hazard program gets the translation of its warp-size-agnostic
+twin. A target is kept only when the whole translated program compiles for
+gfx90a; synthesized programs are compiled many to one translation unit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..rules import translate_bytes
+from ..settings import Settings
+from ..toolchain import HipToolchain, find_hip
+from ..units import split_units
+from .synth import Program, synthesize
+
+__all__ = [
+    "MAX_UNIT_BYTES",
+    "SourceFile",
+    "build",
+    "compile_batches",
+    "near_duplicates",
+    "normalize",
+    "split_of",
+]
+
+MAX_UNIT_BYTES = 4096
+SPLITS = ("train", "valid", "test")
+ARCH = "gfx90a"
+#: Diagnostics that name warp-size hazards: a naive unit's hazard classes. Not
+#: cass-warp-mask: a unit alone cannot show that a named mask constant is full.
+WARP_RULES = frozenset(
+    {
+        "cass-warp-mask32",
+        "cass-warp-lane-arith",
+        "cass-warp-size-literal",
+        "cass-lane-mask-width",
+        "cass-ballot-width",
+        "cass-shfl-width",
+        "cass-shfl-offset",
+        "cass-warpsize-constant",
+    }
+)
+_CONTAM_SUFFIXES = {".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".c"}
+
+
+@dataclass
+class SourceFile:
+    """One file of the corpus, and for a synthesized program its agnostic twin."""
+
+    file_id: str
+    source: str  # "synth" or "sdist:PKG"
+    data: bytes
+    twin: bytes | None = None
+    labels: tuple[str, ...] = ()
+    program: Program | None = None
+    tree: Mapping[str, bytes] | None = None
+    """An sdist file's package: every source and header, by path (for verification)."""
+    relpath: str = ""
+    split: str = "train"
+    segments: list[tuple[str, bytes]] = field(default_factory=list)
+    twin_segments: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- text
+
+
+_WS = re.compile(rb"\s+")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*|\S")
+
+
+def normalize(text: str) -> str:
+    """Whitespace runs collapsed: the key of the exact-duplicate check."""
+    return _WS.sub(b" ", text.encode("latin-1")).strip().decode("latin-1")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(normalize(text).encode("latin-1")).hexdigest()
+
+
+def shingles(text: str, k: int = 5) -> set[int]:
+    toks = _TOKEN.findall(text)
+    if len(toks) < k:
+        return {hash(tuple(toks))} if toks else set()
+    return {hash(tuple(toks[i : i + k])) for i in range(len(toks) - k + 1)}
+
+
+def split_of(file_id: str, seed: int) -> str:
+    """The split of a file: a seeded hash, so a file never moves between builds."""
+    h = hashlib.sha256(f"{seed}:{file_id}".encode()).digest()
+    r = int.from_bytes(h[:8], "big") / 2**64
+    return "train" if r < 0.90 else "valid" if r < 0.95 else "test"
+
+
+def _segments(data: bytes) -> list[tuple[str, bytes]]:
+    return [(s.kind, data[s.start : s.end]) for s in split_units(data)]
+
+
+# ----------------------------------------------------------------------------- compile
+
+
+_INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b.*$", re.MULTILINE)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
+_MAIN = re.compile(rb"\bint[ \t]+main[ \t]*\(")
+_ERROR_AT = re.compile(r"^(cass_p\d+):\d+:\d+: (?:fatal )?error:", re.MULTILINE)
+
+
+def batch_source(programs: Sequence[tuple[str, bytes]]) -> bytes:
+    """Programs joined into one translation unit: includes hoisted, each in a namespace.
+
+    ``#line`` names each program, so the compiler's errors say which one failed;
+    macros are undefined after their program so they cannot leak into the next.
+    """
+    includes: dict[bytes, None] = {}
+    bodies = []
+    for name, data in programs:
+        for m in _INCLUDE.finditer(data):
+            includes[m.group(0).strip()] = None
+        body = _INCLUDE.sub(b"", data)
+        body = _MAIN.sub(b"int main_" + name.encode() + b"(", body)
+        undef = b"".join(b"#undef " + m + b"\n" for m in dict.fromkeys(_DEFINE.findall(body)))
+        bodies.append(
+            b"namespace "
+            + name.encode()
+            + b' {\n#line 1 "'
+            + name.encode()
+            + b'"\n'
+            + body
+            + b"\n}\n"
+            + undef
+        )
+    return b"\n".join(includes) + b"\n" + b"".join(bodies)
+
+
+def _compile(
+    toolchain: HipToolchain, data: bytes, syntax: bool, flags: Sequence[str] = ()
+) -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory(prefix="cass-data-") as tmp:
+        src = Path(tmp) / "batch.hip"
+        src.write_bytes(data)
+        mode = ["-fsyntax-only"] if syntax else ["-c", "-o", str(Path(tmp) / "batch.o")]
+        argv = [str(toolchain.hipcc), *mode, f"--offload-arch={ARCH}", "-O0", "-x", "hip"]
+        argv += [*flags, "-w", str(src)]
+        try:
+            done = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=900,
+                check=False,
+                env=toolchain.env(),
+                cwd=tmp,
+            )
+        except subprocess.TimeoutExpired:
+            return False, "timed out"
+        return done.returncode == 0, done.stderr + done.stdout
+
+
+def compile_batches(
+    programs: Sequence[tuple[str, bytes]],
+    toolchain: HipToolchain,
+    *,
+    batch: int = 40,
+    jobs: int = 2,
+    log: Callable[[str], None] = lambda s: None,
+) -> tuple[set[str], dict[str, int]]:
+    """Names of the programs that fail to compile for gfx90a, and compile counts.
+
+    Names must be C identifiers (``cass_p<N>``). A failed batch drops the programs
+    its errors name and compiles the rest again; a failure naming none is bisected.
+    """
+    failed: set[str] = set()
+    stats = Counter[str]()
+
+    def run(group: list[tuple[str, bytes]], depth: int = 0) -> None:
+        stats["compiles"] += 1
+        ok, out = _compile(toolchain, batch_source(group), syntax=False)
+        if ok:
+            return
+        stats["failed_batches"] += 1
+        named = set(_ERROR_AT.findall(out)) & {n for n, _ in group}
+        if len(group) == 1:
+            failed.add(group[0][0])
+            return
+        if named and depth < 8:
+            failed.update(named)
+            rest = [g for g in group if g[0] not in named]
+            if rest:
+                run(rest, depth + 1)
+            return
+        half = len(group) // 2
+        run(group[:half], depth + 1)
+        run(group[half:], depth + 1)
+
+    groups = [list(programs[i : i + batch]) for i in range(0, len(programs), batch)]
+    done = 0
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for _ in pool.map(run, groups):
+            done += 1
+            if done % 10 == 0:
+                log(f"compiled {done}/{len(groups)} batches, {len(failed)} programs failed")
+    return failed, dict(stats)
+
+
+# ----------------------------------------------------------------------------- dedup
+
+
+@dataclass
+class Reference:
+    """Units that must stay out of training: bench programs and test fixtures."""
+
+    digests: dict[str, str]
+    shingle_sets: list[set[int]]
+    names: list[str]
+    index: dict[int, list[int]]
+
+
+def reference_units(root: Path) -> Reference:
+    digests: dict[str, str] = {}
+    sets: list[set[int]] = []
+    names: list[str] = []
+    index: defaultdict[int, list[int]] = defaultdict(list)
+    paths = [
+        p
+        for base in (root / "bench" / "programs", root / "tests")
+        if base.is_dir()
+        for p in sorted(base.rglob("*"))
+        if p.is_file() and p.suffix in _CONTAM_SUFFIXES
+    ]
+    for path in paths:
+        data = path.read_bytes()
+        rel = path.relative_to(root).as_posix()
+        for k, (kind, seg) in enumerate(_segments(data)):
+            if kind != "decl":
+                continue
+            text = seg.decode("latin-1")
+            digests.setdefault(_digest(text), f"{rel}#{k}")
+            s = shingles(text)
+            if not s:
+                continue
+            idx = len(sets)
+            sets.append(s)
+            names.append(f"{rel}#{k}")
+            for g in s:
+                index[g].append(idx)
+    return Reference(digests, sets, names, dict(index))
+
+
+def near_duplicates(
+    text: str, ref: Reference, threshold: float = 0.8, rare: int = 64
+) -> tuple[str, float] | None:
+    """The reference unit ``text`` nearly duplicates (token 5-gram Jaccard), if any.
+
+    Candidates are the reference units sharing a 5-gram that few units hold; a
+    unit with Jaccard >= 0.8 shares most of its 5-grams, so it shares a rare one
+    unless it is built only of boilerplate, which the exact check covers.
+    """
+    s = shingles(text)
+    if not s:
+        return None
+    shared: Counter[int] = Counter()
+    common = 0
+    for g in s:
+        post = ref.index.get(g)
+        if post is None:
+            continue
+        if len(post) <= rare:
+            shared.update(post)
+        else:
+            common += 1
+    # Jaccard >= t needs an intersection of at least t * |s|, and sizes within a
+    # factor t of each other: both bounds discard most candidates uncounted.
+    need = threshold * len(s)
+    best: tuple[str, float] | None = None
+    for c, n_rare in shared.items():
+        if n_rare + common < need:
+            continue
+        other = ref.shingle_sets[c]
+        if not threshold * len(s) <= len(other) <= len(s) / threshold:
+            continue
+        inter = len(s & other)
+        j = inter / (len(s) + len(other) - inter)
+        if j >= threshold and (best is None or j > best[1]):
+            best = (ref.names[c], j)
+    return best
+
+
+# ----------------------------------------------------------------------------- build
+
+
+def _translate(data: bytes, settings: Settings) -> tuple[bytes, list[Any]]:
+    r = translate_bytes(data, "unit.cu", settings)
+    return r.data, list(r.diagnostics)
+
+
+def _hazards_of(diags: Iterable[Any]) -> list[str]:
+    return sorted({d.rule for d in diags if getattr(d, "rule", "") in WARP_RULES})
+
+
+def _latin(b: bytes) -> str:
+    return b.decode("latin-1")
+
+
+def _bench_manifest(p: Program) -> str:
+    def arr(xs: Iterable[str]) -> str:
+        return "[" + ", ".join(json.dumps(x) for x in xs) + "]"
+
+    return (
+        f"domain = {json.dumps(p.domain)}\n"
+        f"description = {json.dumps(p.description + ' (synthesized, ' + p.family + ')')}\n"
+        f"features = {arr(p.features)}\n"
+        f"hazards = {arr(p.hazards)}\n"
+        "args = []\n"
+        "libs = []\n"
+    )
+
+
+def synth_files(count: int, seed: int) -> list[SourceFile]:
+    out = []
+    for k in range(count):
+        p = synthesize(seed * 1_000_003 + k)
+        twin = p.agnostic.encode("latin-1") if p.agnostic != p.naive else None
+        out.append(
+            SourceFile(
+                file_id=p.name,
+                source="synth",
+                data=p.naive.encode("latin-1"),
+                twin=twin,
+                labels=p.hazards,
+                program=p,
+            )
+        )
+    return out
+
+
+def build(
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    synth: int = 4000,
+    sdist: bool = True,
+    root: Path | None = None,
+    cache: Path | None = None,
+    jobs: int = 2,
+    batch: int = 40,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Build the data set into ``out_dir`` (written to a temporary sibling, then renamed)."""
+    started = time.perf_counter()
+    root = root or Path(__file__).resolve().parents[2]
+    toolchain = find_hip()
+    if toolchain is None:
+        msg = "no HIP toolchain (hipcc) found: targets cannot be verified"
+        raise RuntimeError(msg)
+    settings = Settings()
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    files: list[SourceFile] = []
+
+    log(f"synthesizing {synth} programs (seed {seed})")
+    files += synth_files(synth, seed)
+    counts["synth"]["files_fetched"] = synth
+    sdist_manifest: list[dict[str, Any]] = []
+    sdist_files: list[SourceFile] = []
+    if sdist:
+        from .sdist import collect
+
+        cache = cache or out_dir.parent / "sdist_cache"
+        sdist_manifest, sdist_files, sdist_counts = collect(cache, log=log)
+        for src, c in sdist_counts.items():
+            counts[src].update(c)
+        files += sdist_files
+    for f in files:
+        f.split = split_of(f.file_id, seed)
+
+    # Units, both forms of a synthesized program aligned declaration by declaration.
+    log("cutting units and translating")
+    records: list[dict[str, Any]] = []
+    programs: list[tuple[str, bytes]] = []  # the translated program each target belongs to
+    owner: dict[str, list[int]] = defaultdict(list)
+    for fi, f in enumerate(files):
+        c = counts[f.source]
+        f.segments = _segments(f.data)
+        twin_segs = _segments(f.twin) if f.twin is not None else f.segments
+        decls = [s for k, s in f.segments if k == "decl"]
+        tdecls = [s for k, s in twin_segs if k == "decl"]
+        if not decls:
+            continue
+        c["files_with_cuda"] += 1
+        if len(decls) != len(tdecls):
+            c["misaligned_pairs"] += 1
+            continue
+        # The translated program: glue and targets as recorded, so compiling it
+        # checks exactly the targets that are kept.
+        translated = []
+        targets = []
+        bad_translation = False
+        for kind, seg in twin_segs:
+            try:
+                hip, _ = _translate(seg, settings)
+            except Exception:  # the core never fails on odd input; a crash is a finding
+                bad_translation = True
+                break
+            translated.append(hip)
+            if kind == "decl":
+                targets.append(hip)
+        if bad_translation:
+            c["translation_failed_files"] += 1
+            continue
+        name = f"cass_p{fi}"
+        programs.append((name, b"".join(translated)))
+        for k, (cu, tw, hip) in enumerate(zip(decls, tdecls, targets, strict=True)):
+            naive = f.twin is not None and cu != tw
+            c["units"] += 1
+            forms = [(cu, naive)]
+            if naive:
+                forms.append((tw, False))  # the agnostic form: rules keep it as it is
+            for text, is_naive in forms:
+                if len(text) > MAX_UNIT_BYTES or len(hip) > MAX_UNIT_BYTES:
+                    c["units_over_cap"] += 1
+                    continue
+                if is_naive:
+                    _, ndiags = _translate(text, settings)
+                    hazards = _hazards_of(ndiags) or list(f.labels)
+                else:
+                    hazards = []
+                owner[name].append(len(records))
+                records.append(
+                    {
+                        "id": f"{f.file_id}#{k}{'' if is_naive or not naive else 'a'}",
+                        "source": f.source,
+                        "file": f.file_id,
+                        "cuda": _latin(text),
+                        "hip": _latin(hip),
+                        "hazards": hazards,
+                        "naive": is_naive,
+                        "_split": f.split,
+                    }
+                )
+
+    # Verification: synthesized programs compile in batches; sdist files alone, syntax only.
+    log(f"verifying {len(programs)} translated programs with {toolchain.hipcc}")
+    by_name = {n: files[int(n[6:])] for n, _ in programs}
+    synth_progs = [(n, d) for n, d in programs if by_name[n].source == "synth"]
+    other_progs = [(n, d) for n, d in programs if by_name[n].source != "synth"]
+    failed, cstats = compile_batches(synth_progs, toolchain, batch=batch, jobs=jobs, log=log)
+    if other_progs:
+        from .sdist import verify_files
+
+        failed |= verify_files(other_progs, by_name, toolchain, jobs=jobs, log=log, counts=counts)
+    for n in failed:
+        f = by_name[n]
+        if f.source == "synth":
+            counts[f.source]["files_failed_compile"] += 1
+        counts[f.source]["units_failed_compile"] += len(owner[n])
+    dead = {i for n in failed for i in owner[n]}
+    kept = [r for i, r in enumerate(records) if i not in dead]
+
+    # Contamination: nothing that matches a bench program or a test fixture.
+    log("dedup against bench/programs and tests/")
+    ref = reference_units(root)
+    dedup_hits: list[dict[str, Any]] = []
+    clean = []
+    for r in kept:
+        hit = None
+        for fld in ("cuda", "hip"):
+            d = ref.digests.get(_digest(r[fld]))
+            if d is not None:
+                hit = {"id": r["id"], "field": fld, "kind": "exact", "match": d, "jaccard": 1.0}
+                break
+            near = near_duplicates(r[fld], ref)
+            if near is not None:
+                hit = {
+                    "id": r["id"],
+                    "field": fld,
+                    "kind": "near",
+                    "match": near[0],
+                    "jaccard": round(near[1], 3),
+                }
+                break
+        if hit:
+            dedup_hits.append(hit)
+            counts[r["source"]]["dedup_contamination"] += 1
+        else:
+            clean.append(r)
+
+    # Exact duplicates inside the corpus: one copy per split, none of train's in valid/test.
+    seen: dict[str, set[str]] = {s: set() for s in SPLITS}
+    final: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    for split in SPLITS:
+        for r in clean:
+            if r["_split"] != split:
+                continue
+            key = _digest(r["cuda"] + "\0" + r["hip"])
+            if key in seen[split] or (split != "train" and key in seen["train"]):
+                counts[r["source"]]["dedup_internal"] += 1
+                continue
+            seen[split].add(key)
+            final[split].append(r)
+            counts[r["source"]][f"kept_{split}"] += 1
+            if r["hazards"]:
+                counts[r["source"]][f"kept_{split}_hazard"] += 1
+
+    # Write everything into a temporary sibling, then swap it in.
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=out_dir.name + ".tmp-", dir=out_dir.parent))
+    for split, recs in final.items():
+        with gzip.open(tmp / f"{split}.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as fh:
+            for r in recs:
+                fh.write(json.dumps({k: v for k, v in r.items() if k != "_split"}) + "\n")
+    test_dir = tmp / "test_programs"
+    test_dir.mkdir()
+    n_test_programs = 0
+    for n, _ in synth_progs:
+        f = by_name[n]
+        if f.split != "test" or n in failed or f.program is None:
+            continue
+        pdir = test_dir / f.program.name
+        pdir.mkdir()
+        (pdir / "main.cu").write_bytes(f.data)
+        (pdir / "manifest.toml").write_text(_bench_manifest(f.program), encoding="utf-8")
+        n_test_programs += 1
+    (tmp / "dedup.json").write_text(
+        json.dumps(
+            {
+                "reference_units": len(ref.names),
+                "reference_digests": len(ref.digests),
+                "threshold_jaccard": 0.8,
+                "shingle": "token 5-grams",
+                "checked_units": len(kept),
+                "dropped": len(dedup_hits),
+                "hits": dedup_hits,
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    seconds = time.perf_counter() - started
+    sizes = {s: (tmp / f"{s}.jsonl.gz").stat().st_size for s in SPLITS}
+    total_units = sum(len(v) for v in final.values())
+    hazard_units = sum(1 for v in final.values() for r in v if r["hazards"])
+    manifest = {
+        "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
+        + ("" if sdist else " --no-sdist"),
+        "seed": seed,
+        "hip_version": ".".join(map(str, settings.resolved_hip_version())),
+        "hipcc": f"{toolchain.hipcc} {toolchain.version_text}",
+        "arch": ARCH,
+        "max_unit_bytes": MAX_UNIT_BYTES,
+        "build_seconds": round(seconds, 1),
+        "counts": {k: dict(sorted(v.items())) for k, v in sorted(counts.items())},
+        "compile": cstats,
+        "test_programs": n_test_programs,
+        "units": {s: len(v) for s, v in final.items()},
+        "hazard_units": hazard_units,
+        "hazard_share": round(hazard_units / max(1, total_units), 3),
+        "bytes_gz": sizes,
+        "sdist": sdist_manifest,
+    }
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    # The consumer polls for READY: it is written last, inside the directory that is swapped in.
+    (tmp / "READY").write_text(f"{manifest['command']}\n", encoding="utf-8")
+    old = out_dir.with_name(out_dir.name + ".old")
+    if out_dir.exists():
+        if old.exists():
+            shutil.rmtree(old)
+        out_dir.replace(old)
+    tmp.replace(out_dir)
+    if old.exists():
+        shutil.rmtree(old)
+    log(f"done in {seconds:.0f} s: {manifest['units']}, hazard share {manifest['hazard_share']}")
+    return manifest
