@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -33,7 +32,9 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message, hint=f"see '{self.prog} --help'")
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """All subcommands, or only ``translate`` when that is the one run: a build starts
+    ``cass translate`` once per file, and the others import more than it needs."""
     parser = _Parser(prog="cass", description="Translate CUDA sources to HIP.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"cass {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks")
@@ -134,6 +135,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     pipe.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
 
+    if command == "translate":
+        return parser
     ca = sub.add_parser("cache", help="inspect or clear the translation cache", allow_abbrev=False)
     ca.add_argument("action", choices=("info", "clear", "dir"))
 
@@ -359,41 +362,40 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     done: list[tuple[str, Stats]] = []
     reports: list[dict[str, object]] = []
     progress = _Progress(len(pairs), err)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for (source, target), result in zip(pairs, pool.map(one, pairs), strict=True):
-            progress.advance(str(source))
-            if isinstance(result, CassError):
-                failures += 1
-                if isinstance(result, VerificationError):
-                    unverified += 1
-                reports.append({"file": str(source), "failed": str(result)})
-                progress.write(_format_error(result))
-                continue
-            done.append((result.path, result.stats))
-            reports.append(result.report())
-            shown = []
-            for found in result.diagnostics:
-                d = found.promoted() if args.werror else found
-                errors += d.severity == "error"
-                warnings += d.severity == "warning"
-                if not args.quiet or d.severity == "error":
-                    shown.append(f"{d}\n")
-            progress.write("".join(shown))  # one write per file, not per diagnostic
-            try:
-                if target is None:
-                    sys.stdout.buffer.write(result.data)
-                    sys.stdout.flush()
-                else:
-                    _write_outputs(result, target, inputs)
-                    if args.object is not None and result.object_data is not None:
-                        # Unchanged bytes keep their timestamp: nothing links again.
-                        write_if_changed(args.object, result.object_data, inputs)
-                    if args.depfile is not None:
-                        write_depfile(args.depfile, target, result.depends)
-                written += 1
-            except CassError as exc:  # e.g. it would overwrite an input; the others go on
-                failures += 1
-                progress.write(_format_error(exc))
+    for (source, target), result in zip(pairs, _results(one, pairs, jobs), strict=True):
+        progress.advance(str(source))
+        if isinstance(result, CassError):
+            failures += 1
+            if isinstance(result, VerificationError):
+                unverified += 1
+            reports.append({"file": str(source), "failed": str(result)})
+            progress.write(_format_error(result))
+            continue
+        done.append((result.path, result.stats))
+        reports.append(result.report())
+        shown = []
+        for found in result.diagnostics:
+            d = found.promoted() if args.werror else found
+            errors += d.severity == "error"
+            warnings += d.severity == "warning"
+            if not args.quiet or d.severity == "error":
+                shown.append(f"{d}\n")
+        progress.write("".join(shown))  # one write per file, not per diagnostic
+        try:
+            if target is None:
+                sys.stdout.buffer.write(result.data)
+                sys.stdout.flush()
+            else:
+                _write_outputs(result, target, inputs)
+                if args.object is not None and result.object_data is not None:
+                    # Unchanged bytes keep their timestamp: nothing links again.
+                    write_if_changed(args.object, result.object_data, inputs)
+                if args.depfile is not None:
+                    write_depfile(args.depfile, target, result.depends)
+            written += 1
+        except CassError as exc:  # e.g. it would overwrite an input; the others go on
+            failures += 1
+            progress.write(_format_error(exc))
     progress.close()
     if args.stats:
         report = format_stats(done, args.stats)
@@ -411,6 +413,21 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
     if failures > unverified:
         return EXIT_USAGE
     return EXIT_FINDINGS if errors or unverified else EXIT_OK
+
+
+def _results(
+    one: Callable[[tuple[Path, Path | None]], Result | CassError],
+    pairs: list[tuple[Path, Path | None]],
+    jobs: int,
+) -> Iterator[Result | CassError]:
+    """Results in input order; a thread pool only when there is more than one job."""
+    if jobs == 1:  # a build step: one file, no pool to start
+        yield from map(one, pairs)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(one, pairs)
 
 
 def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> None:
@@ -623,7 +640,9 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
     stream = err or sys.stderr
     verbose = argv is not None and ("-v" in argv or "--verbose" in argv)
     try:
-        parser = _build_parser()
+        words = list(sys.argv[1:] if argv is None else argv)
+        command = next((w for w in words if not w.startswith("-")), None)
+        parser = _build_parser(command)
         args = parser.parse_args(argv)
         args.argv = list(argv) if argv is not None else sys.argv[1:]
         verbose = args.verbose

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import functools
 import gc
+import hashlib
+import marshal
+import os
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .diagnostics import SEVERITIES, Diagnostic
 from .stats import FamilyCount, Stats
-from .tables import KINDS, REWRITES, STATUSES, load_tables
+from .tables import KINDS, REWRITES, STATUSES, load_tables, tables_digest
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -24,11 +28,8 @@ __all__ = ["RuleResult", "core_table", "translate_bytes"]
 _MATCH_CODES = {"any": 0, "template": 1}
 
 
-@functools.cache
-def core_table(directory: str | None = None) -> Any:
-    """The tables compiled into the core's immutable lookup table (built once)."""
-    from . import _core
-
+def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple[str, list[str]]]]:
+    """The rows and families as the core takes them, from the validated tables."""
     families = load_tables(directory)
     rows = []
     for index, family in enumerate(families):
@@ -50,7 +51,52 @@ def core_table(directory: str | None = None) -> Any:
                     r.alt,
                 )
             )
-    table = _core.Table(rows, [(f.name, list(f.prefixes)) for f in families])
+    return rows, [(f.name, list(f.prefixes)) for f in families]
+
+
+def _core_cache(directory: str | None) -> Path | None:
+    """Keyed like translations (the tables' names, sizes and mtimes) and the row encoding."""
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:
+        return None
+    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()))).encode()
+    key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
+    root = os.environ.get("CASS_CACHE_DIR") or user_cache_dir("cass", appauthor=False)
+    return Path(root) / f"core-rows-{key}.marshal"
+
+
+@functools.cache
+def _core_input(directory: str | None = None) -> tuple[Any, ...]:
+    """The core table's rows and families. Every build step starts a process that needs
+    them, and building them from the tables' row objects costs more than translating a
+    file, so they are cached as they are (one marshal load)."""
+    cache = _core_cache(directory)
+    if cache is not None:
+        try:
+            rows, families = marshal.loads(cache.read_bytes())
+            return rows, families
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    rows, families = _core_rows(directory)
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(marshal.dumps((rows, families)))
+            tmp.replace(cache)
+        except OSError:
+            pass  # a read-only cache only costs the rebuild next time
+    return rows, families
+
+
+@functools.cache
+def core_table(directory: str | None = None) -> Any:
+    """The tables compiled into the core's immutable lookup table (built once)."""
+    from . import _core
+
+    rows, families = _core_input(directory)
+    table = _core.Table(rows, families)
     # The tables are thousands of long-lived objects; keep the collector from
     # walking them again on every collection while files are translated.
     gc.freeze()
@@ -70,7 +116,7 @@ class RuleResult:
 
 @functools.cache
 def _family_names() -> tuple[str, ...]:
-    return tuple(f.name for f in load_tables())
+    return tuple(name for name, _ in _core_input()[1])
 
 
 # FamilyCount is frozen, so equal counts can share one object: building a frozen

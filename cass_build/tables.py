@@ -10,7 +10,6 @@ import functools
 import hashlib
 import marshal
 import os
-import tomllib
 from dataclasses import astuple, dataclass
 from importlib import resources
 from pathlib import Path
@@ -153,6 +152,8 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
 
 def load_family(path: Path) -> Family:
     """Read and validate one table file."""
+    import tomllib  # only when the parsed-table cache misses: build steps skip it
+
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

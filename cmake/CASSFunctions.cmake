@@ -412,8 +412,13 @@ function(cass_target_sources target)
       endif()
       target_sources(${target} ${scope} "${src}")
     else()
-      _cass_translate_source(${target} "${abs}" out)
-      target_sources(${target} ${scope} "${out}")
+      _cass_translate_source(${target} "${abs}" obj)
+      target_sources(${target} ${scope} "${obj}")
+      get_target_property(type ${target} TYPE)
+      if(type STREQUAL "OBJECT_LIBRARY")
+        # $<TARGET_OBJECTS> leaves external objects out; targets that link it get them.
+        target_sources(${target} INTERFACE "${obj}")
+      endif()
     endif()
   endforeach()
   _cass_register_target(${target})
@@ -458,6 +463,17 @@ function(_cass_translate_source target abs out_var)
     set(out "${out_root}/_outside/${key}/${stem}.hip")
   endif()
 
+  # The object sits in the target's own directory: the flags below are the target's.
+  file(RELATIVE_PATH obj "${out_root}" "${out}")
+  set(own "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${target}.dir/cass/${obj}")
+  set(obj "${own}.o")
+  # A source in a second target: that target's translation goes beside its object.
+  get_property(claimed GLOBAL PROPERTY _CASS_OUTPUTS)
+  if(out IN_LIST claimed)
+    set(out "${own}")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY _CASS_OUTPUTS "${out}")
+
   # Generator expressions: the target's properties as they are once configured.
   set(tp "$<TARGET_PROPERTY:${target},")
   if(DEFINED _cass_STRATEGY)
@@ -480,22 +496,69 @@ function(_cass_translate_source target abs out_var)
   set(archs "$<FILTER:${tp}HIP_ARCHITECTURES>,EXCLUDE,^$>")
   set(incs "$<FILTER:${tp}INCLUDE_DIRECTORIES>,EXCLUDE,^$>")
   set(defs "$<FILTER:${tp}COMPILE_DEFINITIONS>,EXCLUDE,^$>")
+  _cass_hip_flags(${target} flags)
 
   add_custom_command(
-    OUTPUT "${out}"
+    OUTPUT "${out}" "${obj}"
     COMMAND
-      "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}" --depfile "${out}.d"
-      --mirror "${root}=${out_root}" --strategy "${strategy}" --verify "${verify}" ${allow}
-      "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
-      "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>"
+      "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}" --object "${obj}"
+      --depfile "${out}.d" --mirror "${root}=${out_root}" --strategy "${strategy}" --verify
+      "${verify}" ${allow} "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
+      "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" ${flags}
     DEPENDS "${abs}"
     DEPFILE "${out}.d"
-    COMMENT "CASS translating ${rel}"
+    COMMENT "CASS translating ${rel} (compiled for AMD by the same step)"
     COMMAND_EXPAND_LISTS VERBATIM)
-  # Quoted includes the translator did not mirror still resolve beside the original.
-  get_filename_component(src_dir "${abs}" DIRECTORY)
-  set_source_files_properties("${out}" PROPERTIES LANGUAGE HIP COMPILE_OPTIONS "-iquote;${src_dir}")
-  set(${out_var} "${out}" PARENT_SCOPE)
+  set_source_files_properties("${obj}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  set(${out_var} "${obj}" PARENT_SCOPE)
+endfunction()
+
+# The hipcc flags CMake's HIP language would have compiled the translation with,
+# as --hip-flags=<flag> arguments: build type, standard, PIC, visibility, options.
+function(_cass_hip_flags target out_var)
+  set(tp "$<TARGET_PROPERTY:${target},")
+  # hipcc finds its own ROCm tree; these are what CASS gave clang for Debian.
+  set(base "${CMAKE_HIP_FLAGS}")
+  string(REGEX REPLACE "--rocm(-device-lib)?-path=[^ ]*" "" base "${base}")
+  separate_arguments(base UNIX_COMMAND "${base}")
+  set(flags)
+  foreach(flag IN LISTS base)
+    list(APPEND flags "--hip-flags=${flag}")
+  endforeach()
+  foreach(config IN ITEMS Debug Release RelWithDebInfo MinSizeRel)
+    string(TOUPPER "${config}" upper)
+    separate_arguments(config_flags UNIX_COMMAND "${CMAKE_HIP_FLAGS_${upper}}")
+    list(REMOVE_DUPLICATES config_flags) # CMake's own "-g -g"
+    foreach(flag IN LISTS config_flags)
+      list(APPEND flags "$<$<CONFIG:${config}>:--hip-flags=${flag}>")
+    endforeach()
+  endforeach()
+  # hipcc defaults to C++11; CUDA sources are written for nvcc's C++17. A higher
+  # cxx_std_/hip_std_ compile feature, or HIP_STANDARD, wins.
+  set(features "${tp}COMPILE_FEATURES>")
+  set(std 17)
+  foreach(level IN ITEMS 20 23 26)
+    set(std "$<IF:$<OR:$<IN_LIST:cxx_std_${level},${features}>,"
+            "$<IN_LIST:hip_std_${level},${features}>>,${level},${std}>")
+    string(REPLACE ";" "" std "${std}")
+  endforeach()
+  list(APPEND flags
+       "--hip-flags=-std=c++$<IF:$<BOOL:${tp}HIP_STANDARD>>,${tp}HIP_STANDARD>,${std}>")
+  set(shared "$<OR:$<STREQUAL:${tp}TYPE>,SHARED_LIBRARY>,$<STREQUAL:${tp}TYPE>,MODULE_LIBRARY>>")
+  list(APPEND flags "$<$<OR:$<BOOL:${tp}POSITION_INDEPENDENT_CODE>>,${shared}>:--hip-flags=-fPIC>")
+  set(symbol "$<MAKE_C_IDENTIFIER:${target}>_EXPORTS")
+  set(symbol "$<IF:$<BOOL:${tp}DEFINE_SYMBOL>>,${tp}DEFINE_SYMBOL>,${symbol}>")
+  list(APPEND flags "$<${shared}:-D${symbol}>")
+  # pybind11 sets the CXX and CUDA presets; a .cu file would have used CUDA's.
+  set(visibility "$<IF:$<BOOL:${tp}HIP_VISIBILITY_PRESET>>,${tp}HIP_VISIBILITY_PRESET>,"
+                 "${tp}CUDA_VISIBILITY_PRESET>>")
+  string(REPLACE ";" "" visibility "${visibility}")
+  list(APPEND flags "$<$<BOOL:${visibility}>:--hip-flags=-fvisibility=${visibility}>")
+  # Host LTO (pybind11's -flto=auto) would put LLVM bitcode where the host linker,
+  # GCC's, expects machine code.
+  set(opts "$<FILTER:${tp}COMPILE_OPTIONS>,EXCLUDE,^$|^-flto|^-fno-fat-lto-objects$>")
+  list(APPEND flags "$<$<BOOL:${opts}>:--hip-flags=$<JOIN:${opts},$<SEMICOLON>--hip-flags=>>")
+  set(${out_var} "${flags}" PARENT_SCOPE)
 endfunction()
 
 function(_cass_register_target target)
@@ -563,20 +626,32 @@ function(_cass_finalize)
   endforeach()
 endfunction()
 
-# The host C++ compiler links (HIP objects built without -fgpu-rdc carry their
-# device code already, as torch's ROCm builds rely on): clang cannot read the
-# LTO objects GCC writes for pybind11 modules and other -flto targets.
+# Translations reach the target as objects, so CMake sees no HIP source in it and
+# adds neither the HIP runtime nor clang's builtins (half-precision conversions on
+# the host side): link both here. The host C++ compiler links (objects built
+# without -fgpu-rdc carry their device code already, as torch's ROCm builds rely
+# on); clang could not read the LTO objects GCC writes for pybind11 modules.
 function(_cass_link_with_cxx target)
   get_target_property(type ${target} TYPE)
-  get_target_property(language ${target} LINKER_LANGUAGE)
-  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if(language OR NOT "CXX" IN_LIST languages OR NOT type MATCHES
-                                                "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+  if(type STREQUAL "INTERFACE_LIBRARY")
     return()
   endif()
-  set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)
-  if(CLANGRT_BUILTINS) # found by hip-lang: half-precision conversions on the host side
-    target_link_libraries(${target} PRIVATE "$<$<LINK_LANGUAGE:CXX>:${CLANGRT_BUILTINS}>")
+  if(TARGET hip-lang::amdhip64)
+    target_link_libraries(${target} PRIVATE hip-lang::amdhip64)
+  else()
+    find_library(CASS_AMDHIP64 amdhip64 HINTS "${CASS_ROCM_PATH}/lib" "${CASS_ROCM_PATH}/lib64"
+                 DOC "HIP runtime library")
+    if(CASS_AMDHIP64)
+      target_link_libraries(${target} PRIVATE "${CASS_AMDHIP64}")
+    endif()
+  endif()
+  if(CLANGRT_BUILTINS) # found by hip-lang
+    target_link_libraries(${target} PRIVATE "${CLANGRT_BUILTINS}")
+  endif()
+  get_target_property(language ${target} LINKER_LANGUAGE)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT language AND "CXX" IN_LIST languages)
+    set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE CXX)
   endif()
 endfunction()
 

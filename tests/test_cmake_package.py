@@ -159,7 +159,7 @@ def test_cmake_325_builds_one_translated_object(tmp_path: Path) -> None:
     _configure(src, build, CMAKE_325, "-DCMAKE_HIP_ARCHITECTURES=gfx90a")
     cache = (build / "CMakeCache.txt").read_text()
     assert "CMAKE_HIP_COMPILER_ROCM_ROOT:PATH=" in cache
-    obj = "vecmath/CMakeFiles/vecmath.dir/__/cass/vecmath/src/saxpy.hip.o"
+    obj = "vecmath/CMakeFiles/vecmath.dir/cass/vecmath/src/saxpy.hip.o"
     out = ok(run([NINJA, "-C", str(build), obj], build))
     assert "CASS translating vecmath/src/saxpy.cu" in out
     assert code_object_archs(build / obj) == {"gfx90a"}
@@ -246,7 +246,7 @@ class App:
         return self.build / "cass" / rel
 
     def obj(self, name: str) -> Path:
-        return self.build / f"vecmath/CMakeFiles/vecmath.dir/__/cass/vecmath/src/{name}.hip.o"
+        return self.build / f"vecmath/CMakeFiles/vecmath.dir/cass/vecmath/src/{name}.hip.o"
 
 
 @pytest.fixture(scope="module")
@@ -277,8 +277,12 @@ def test_every_cu_file_was_translated_at_build_time(app: App) -> None:
 
 
 @pytest.mark.slow
-def test_translations_are_compiled_as_hip_for_every_arch(app: App) -> None:
-    assert "Building HIP object" in app.log
+def test_translations_are_compiled_once_for_every_arch(app: App) -> None:
+    """The translate step's compile check writes the object: CMake compiles nothing again."""
+    assert "Building HIP object" not in app.log
+    commands = app.ninja("-t", "commands")
+    assert commands.count(" --object ") == len(LIB_SOURCES) + 1
+    assert "-x hip -c" not in commands and "clang++" not in commands
     if BUNDLER is None or OBJCOPY is None:
         pytest.skip("clang-offload-bundler or objcopy is not installed")
     for name in ("saxpy", "reduce", "histogram"):
@@ -323,8 +327,9 @@ def test_touching_a_header_retranslates_only_its_dependents(app: App) -> None:
         "reduce",
         "histogram",
     }
-    # Same bytes out: the translations keep their timestamps, so nothing recompiles.
-    assert "Building HIP object" not in log, log
+    # Same bytes out (a cache hit): translations and objects keep their timestamps,
+    # so nothing is archived or linked again.
+    assert "Linking" not in log, log
     assert {n: p.stat().st_mtime_ns for n, p in hips.items()} == before
     assert {n: app.obj(n).stat().st_mtime_ns for n in LIB_SOURCES} == objects
     assert "ninja: no work to do." in app.ninja("-n")
@@ -333,15 +338,22 @@ def test_touching_a_header_retranslates_only_its_dependents(app: App) -> None:
 @pytest.mark.slow
 def test_editing_a_header_recompiles_exactly_its_dependents(app: App) -> None:
     header = app.src / "vecmath" / "src" / "block_reduce.cuh"
-    header.write_text(header.read_text() + "\n// a comment changes the translated header\n")
-    mirrored = app.hip("vecmath/src/block_reduce.cuh")
-    # Translate only (cheap), then ask ninja what the compile step would rebuild.
-    app.ninja(str(app.hip("vecmath/src/reduce.hip")), str(app.hip("vecmath/src/histogram.hip")))
-    assert mirrored.read_text().endswith("// a comment changes the translated header\n")
+    # Code, not a comment: a comment would leave the objects' bytes (and so their
+    # timestamps) as they were, and rightly link nothing again.
+    edit = "[[gnu::used]] static int vecmath_edit_marker = 7;\n"
+    header.write_text(header.read_text() + edit)
+    objects = {n: app.obj(n).stat().st_mtime_ns for n in LIB_SOURCES}
+    time.sleep(0.01)
     planned = app.ninja("-n")
-    compiled = set(re.findall(r"Building HIP object \S+/(\w+)\.hip\.o", planned))
-    assert compiled == {"reduce", "histogram"}, planned
-    assert "CASS translating" not in planned
+    translating = set(re.findall(r"CASS translating vecmath/src/(\w+)\.cu", planned))
+    assert translating == {"reduce", "histogram"}, planned
+    app.ninja()
+    mirrored = app.hip("vecmath/src/block_reduce.cuh")
+    assert mirrored.read_text().endswith(edit)
+    changed = {n for n in LIB_SOURCES if app.obj(n).stat().st_mtime_ns != objects[n]}
+    assert changed == {"reduce", "histogram"}
+    assert code_object_archs(app.obj("reduce")) == set(ARCHS)
+    assert "ninja: no work to do." in app.ninja("-n")
 
 
 @pytest.mark.slow
@@ -365,9 +377,12 @@ def test_cass_translate_property_opts_files_in_and_out(tmp_path: Path) -> None:
     planned = ok(run([NINJA, "-C", str(build), "-n"], build))
     assert set(re.findall(r"CASS translating (\S+)", planned)) == {"kernel.cu", "host.cpp"}
     assert "Building HIP object CMakeFiles/mixed.dir/portable.cu.o" in planned
-    assert "Building HIP object CMakeFiles/mixed.dir/cass/host.cpp.hip.o" in planned
-    assert "Building HIP object CMakeFiles/mixed.dir/cass/kernel.hip.o" in planned
     assert "Building CXX object CMakeFiles/mixed.dir/plain.cpp.o" in planned
+    # Translated files are compiled by their translate step, not by CMake's HIP rule.
+    assert "Building HIP object CMakeFiles/mixed.dir/cass/" not in planned
+    commands = ok(run([NINJA, "-C", str(build), "-t", "commands"], build))
+    assert "--object " + str(build / "CMakeFiles/mixed.dir/cass/host.cpp.hip.o") in commands
+    assert "--object " + str(build / "CMakeFiles/mixed.dir/cass/kernel.hip.o") in commands
     assert "--verify none" in ok(run([NINJA, "-C", str(build), "-t", "commands"], build))
 
 
@@ -382,3 +397,37 @@ def test_cmake_files_are_cmake_format_clean() -> None:
     config = ROOT / "cmake" / ".cmake-format.yaml"
     proc = run([CMAKE_FORMAT, "-c", str(config), "--check", *map(str, files)], ROOT)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+@needs_hip
+def test_target_flags_reach_the_translate_and_compile_step(tmp_path: Path) -> None:
+    """Configure only: what CMake's HIP rule would have compiled with is on the command."""
+    assert CMAKE is not None and NINJA is not None
+    src = tmp_path / "flags"
+    src.mkdir()
+    (src / "k.cu").write_text("int f() { return 0; }\n")
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(flags LANGUAGES CXX)\n"
+        "find_package(CASS CONFIG REQUIRED)\n"
+        "cass_add_library(sh SHARED k.cu)\n"
+        "target_compile_definitions(sh PRIVATE ANSWER=42)\n"
+        "target_compile_options(sh PRIVATE -Wall -flto=auto)\n"
+        "target_compile_features(sh PRIVATE cxx_std_20)\n"
+        "set_target_properties(sh PROPERTIES CUDA_VISIBILITY_PRESET hidden)\n"
+        "cass_add_library(st STATIC k.cu)\n"
+    )
+    build = tmp_path / "build"
+    _configure(src, build, CMAKE, "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_HIP_ARCHITECTURES=gfx90a")
+    commands = ok(run([NINJA, "-C", str(build), "-t", "commands"], build)).splitlines()
+    shared = next(c for c in commands if "CMakeFiles/sh.dir/cass/k.hip.o" in c and " -m " in c)
+    static = next(c for c in commands if "CMakeFiles/st.dir/cass/k.hip.o" in c and " -m " in c)
+    for flag in ("-DANSWER=42", "-Dsh_EXPORTS", "--hip-flags=-fPIC", "--hip-flags=-Wall",
+                 "--hip-flags=-std=c++20", "--hip-flags=-fvisibility=hidden",
+                 "--hip-flags=-O3", "--hip-flags=-DNDEBUG"):  # fmt: skip
+        assert flag in shared.split(), flag
+    assert "-flto" not in shared  # GCC links: no LLVM bitcode in host objects
+    assert "--hip-flags=-fPIC" not in static.split() and "--hip-flags=-std=c++17" in static
+    # The second target's translation of the same file goes beside its own object.
+    assert f"-o {build}/CMakeFiles/st.dir/cass/k.hip " in static
+    assert f"-o {build}/cass/k.hip " in shared

@@ -249,6 +249,38 @@ def test_object_holds_code_for_every_arch(tmp_path: Path, cache_dir: Path) -> No
         assert f"hipv4-amdgcn-amd-amdhsa--{arch}".encode() in blob
 
 
+@needs_hipcc
+def test_object_is_compiled_at_verify_none(tmp_path: Path, cache_dir: Path) -> None:
+    """A build's object is its only compile: asking for one compiles at any level."""
+    obj = tmp_path / "a.o"
+    argv = ["translate", PROGRAMS / "a02_reduce_shared.cu", "-o", tmp_path / "a.hip"]
+    code, err = cass(*argv, "--object", obj, "--offload-arch", "gfx90a", "--verify", "none")
+    assert code == 0, err
+    assert b"hipv4-amdgcn-amd-amdhsa--gfx90a" in obj.read_bytes()
+    before = obj.stat().st_mtime_ns
+    code, err = cass(*argv, "--object", obj, "--offload-arch", "gfx90a", "--verify", "none")
+    assert code == 0, err
+    assert obj.stat().st_mtime_ns == before  # a cache hit, same bytes: nothing to relink
+
+
+def test_translate_step_loads_only_what_it_needs(tmp_path: Path, cache_dir: Path) -> None:
+    """A build runs one process per file: no other subcommand's modules, and the core's
+    rows come ready-made from the cache from the second process on."""
+    src = PROGRAMS / "a02_reduce_shared.cu"
+    argv = [sys.executable, "-X", "importtime", "-m", "cass_build", "translate", str(src)]
+    argv += ["-o", str(tmp_path / "a.hip"), "--verify", "none", "--no-cache"]
+    env = {**os.environ, "CASS_CACHE_DIR": str(cache_dir)}
+    outputs = []
+    for _ in range(2):
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stderr)
+    for name in ("cass_build.compare", "cass_build.asm", "cass_build.bench", "concurrent"):
+        assert f" {name}" not in outputs[1], name
+    assert "tomllib" not in outputs[1]  # the tables were not parsed again
+    assert list(cache_dir.glob("core-rows-*.marshal"))
+
+
 def test_cache_hit_and_corruption(tmp_path: Path, cache_dir: Path) -> None:
     src = PROGRAMS / "a03_scan_blelloch.cu"
     opts = options(verify="none")
