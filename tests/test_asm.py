@@ -286,3 +286,16 @@ def test_dataset_needs_a_kind() -> None:
     err = io.StringIO()
     assert main(["dataset"], err=err) == 2
     assert err.getvalue().startswith("cass: error: cass dataset: name a dataset kind: asm\n")
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_a_source_that_is_not_a_file_is_one_line(tmp_path: Path, kind: str) -> None:
+    source = tmp_path / "k.cu"
+    if kind == "directory":
+        source.mkdir()
+    err = io.StringIO()
+    assert main(["asm", str(source), "--sm", "none", "--offload-arch", "gfx90a"], err=err) == 2
+    first, hint = err.getvalue().splitlines()
+    what = "a directory" if kind == "directory" else "no such file"
+    assert first == f"cass: error: {source}: {what}"
+    assert hint.startswith("cass: hint: pass a CUDA source file")

@@ -199,8 +199,10 @@ def run_asm(args: argparse.Namespace, err: TextIO) -> int:
     if not args.source.is_file():
         from ..errors import InputError
 
-        msg = f"{args.source}: no such file"
-        raise InputError(msg, hint="pass a CUDA source file")
+        what = "a directory" if args.source.is_dir() else "no such file"
+        msg = f"{args.source}: {what}"
+        hint = "cass dataset asm takes directories" if args.source.is_dir() else None
+        raise InputError(msg, hint=f"pass a CUDA source file{'; ' + hint if hint else ''}")
     build = build_file(
         args.source, nvidia, amd, backend=args.amd_backend, include_dirs=args.include_dirs,
         defines=args.defines, std=args.std, jobs=args.jobs,
