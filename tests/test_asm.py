@@ -30,7 +30,7 @@ def test_nvidia_occupancy_shared_limited() -> None:
     # sm_90, 48 KiB static shared, 14 registers, 256 threads: each block takes
     # 49152 + 1024 reserved = 50176 B; 233472 // 50176 = 4 blocks = 32 of 64 warps.
     occ = nvidia_occupancy(NVIDIA_ARCHS["sm_90"], registers=14, shared=49152, block=256)
-    assert (occ.groups, occ.active, occ.limiter) == (4, 32.0, "shared")
+    assert (occ.groups, occ.active, occ.limiter, occ.resident) == (4, 32.0, "shared", 32)
     assert occ.fraction == 0.5
 
 
@@ -69,13 +69,13 @@ def test_amd_sgpr_waves_only_on_gfx9() -> None:
 def test_amd_occupancy_lds_limited_on_cdna() -> None:
     # gfx942: 48 KiB LDS of 64 KiB per CU -> 1 workgroup of 4 waves on 4 SIMDs: 1 of 8.
     occ = amd_occupancy(AMD_ARCHS["gfx942"], vgprs=8, sgprs=16, lds=49152, block=256)
-    assert (occ.groups, occ.active, occ.limiter) == (1, 1.0, "lds")
+    assert (occ.groups, occ.active, occ.limiter, occ.resident) == (1, 1.0, "lds", 4)
     # gfx950 has 160 KiB: 3 workgroups, 12 waves over 4 SIMDs.
     occ = amd_occupancy(AMD_ARCHS["gfx950"], vgprs=8, sgprs=16, lds=49152, block=256)
     assert (occ.groups, occ.active) == (3, 3.0)
     # RDNA in WGP mode: 128 KiB per WGP, 2 workgroups of 8 wave32s over 4 SIMDs.
     occ = amd_occupancy(AMD_ARCHS["gfx1100"], vgprs=8, sgprs=16, lds=49152, block=256)
-    assert (occ.groups, occ.active) == (2, 4.0)
+    assert (occ.groups, occ.active, occ.resident) == (2, 4.0, 16)
 
 
 def test_amd_occupancy_workgroup_granularity() -> None:

@@ -44,6 +44,9 @@ class Occupancy:
     lane_use: float = 1.0
     """Threads per block over the lanes of its warps (waves): below 1 when the block
     size is not a multiple of the warp (wave) size."""
+    resident: int = 0
+    """Resident warps per SM, or waves per CU (per WGP on RDNA): ``groups`` times the
+    warps (waves) of one block."""
 
     @property
     def fraction(self) -> float:
@@ -100,6 +103,7 @@ def nvidia_occupancy(arch: NvidiaArch, *, registers: int, shared: int, block: in
         limiter=limiter,
         limits=limits,
         lane_use=block / (warps * arch.warp_size),
+        resident=groups * warps,
     )
 
 
@@ -150,4 +154,5 @@ def amd_occupancy(arch: AmdArch, *, vgprs: int, sgprs: int, lds: int, block: int
         limiter=limiter,
         limits=limits,
         lane_use=block / (waves * arch.wave),
+        resident=groups * waves,
     )

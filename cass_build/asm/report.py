@@ -296,8 +296,13 @@ def _spill(res: NvidiaResources | AmdResources) -> str:
 
 
 def _occ(occ: Occupancy) -> str:
-    active = f"{occ.active:g}"
-    return f"{active}/{occ.maximum} {occ.unit.split('/')[0]} {occ.effective:.0%}"
+    """``32/64 warps 50%`` (per SM); AMD: ``1/8 waves 12% (4/CU)``, per SIMD and per CU
+    (WGP on RDNA, whose workgroups HIP places in WGP mode)."""
+    text = f"{occ.active:g}/{occ.maximum} {occ.unit.split('/')[0]} {occ.effective:.0%}"
+    arch = AMD_ARCHS.get(occ.target)
+    if arch is None or not occ.unit.endswith("SIMD"):
+        return text
+    return f"{text} ({occ.resident}/{'CU' if arch.wave == 64 else 'WGP'})"
 
 
 def _table(rows: list[list[str]]) -> list[str]:
