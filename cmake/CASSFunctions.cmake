@@ -533,17 +533,22 @@ function(_cass_hip_flags target out_var)
       list(APPEND flags "$<$<CONFIG:${config}>:--hip-flags=${flag}>")
     endforeach()
   endforeach()
-  # hipcc defaults to C++11; CUDA sources are written for nvcc's C++17. A higher
-  # cxx_std_/hip_std_ compile feature, or HIP_STANDARD, wins.
+  # hipcc defaults to C++11; CUDA sources are written for nvcc's C++17. HIP_STANDARD,
+  # else CUDA_STANDARD (what nvcc would have used), else the highest cxx_std_,
+  # cuda_std_ or hip_std_ compile feature above 17 wins.
   set(features "${tp}COMPILE_FEATURES>")
   set(std 17)
   foreach(level IN ITEMS 20 23 26)
-    set(std "$<IF:$<OR:$<IN_LIST:cxx_std_${level},${features}>,"
-            "$<IN_LIST:hip_std_${level},${features}>>,${level},${std}>")
-    string(REPLACE ";" "" std "${std}")
+    set(found)
+    foreach(lang IN ITEMS cxx cuda hip)
+      list(APPEND found "$<IN_LIST:${lang}_std_${level},${features}>")
+    endforeach()
+    string(REPLACE ";" "," found "${found}")
+    set(std "$<IF:$<OR:${found}>,${level},${std}>")
   endforeach()
-  list(APPEND flags
-       "--hip-flags=-std=c++$<IF:$<BOOL:${tp}HIP_STANDARD>>,${tp}HIP_STANDARD>,${std}>")
+  set(std "$<IF:$<BOOL:${tp}CUDA_STANDARD>>,${tp}CUDA_STANDARD>,${std}>")
+  set(std "$<IF:$<BOOL:${tp}HIP_STANDARD>>,${tp}HIP_STANDARD>,${std}>")
+  list(APPEND flags "--hip-flags=-std=c++${std}")
   set(shared "$<OR:$<STREQUAL:${tp}TYPE>,SHARED_LIBRARY>,$<STREQUAL:${tp}TYPE>,MODULE_LIBRARY>>")
   list(APPEND flags "$<$<OR:$<BOOL:${tp}POSITION_INDEPENDENT_CODE>>,${shared}>:--hip-flags=-fPIC>")
   set(symbol "$<MAKE_C_IDENTIFIER:${target}>_EXPORTS")

@@ -416,6 +416,7 @@ def test_target_flags_reach_the_translate_and_compile_step(tmp_path: Path) -> No
         "target_compile_features(sh PRIVATE cxx_std_20)\n"
         "set_target_properties(sh PROPERTIES CUDA_VISIBILITY_PRESET hidden)\n"
         "cass_add_library(st STATIC k.cu)\n"
+        "set_target_properties(st PROPERTIES CUDA_STANDARD 14)\n"
     )
     build = tmp_path / "build"
     _configure(src, build, CMAKE, "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_HIP_ARCHITECTURES=gfx90a")
@@ -427,7 +428,7 @@ def test_target_flags_reach_the_translate_and_compile_step(tmp_path: Path) -> No
                  "--hip-flags=-O3", "--hip-flags=-DNDEBUG"):  # fmt: skip
         assert flag in shared.split(), flag
     assert "-flto" not in shared  # GCC links: no LLVM bitcode in host objects
-    assert "--hip-flags=-fPIC" not in static.split() and "--hip-flags=-std=c++17" in static
+    assert "--hip-flags=-fPIC" not in static.split() and "--hip-flags=-std=c++14" in static
     # The second target's translation of the same file goes beside its own object.
     assert f"-o {build}/CMakeFiles/st.dir/cass/k.hip " in static
     assert f"-o {build}/cass/k.hip " in shared
