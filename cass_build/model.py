@@ -158,7 +158,9 @@ class Runner:
         limit = self.max_len - 1
         block = self.block
         while len(out) < limit:
-            guess = draft[d : d + block - 1]
+            # Positions run to max_len - 1: the block may not feed past the last one.
+            room = self.max_len - 1 - past.shape[4]
+            guess = draft[d : d + min(block - 1, room)]
             feed = [last, *guess]
             nxt, present = self._step(feed, past, cross)
             stats.calls += 1

@@ -156,7 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}
     print(json.dumps({"files": sizes, "total_bytes": sum(sizes.values())}), flush=True)
     if args.check:
-        result = agreement(model, args.out, args.prep, args.check)
+        try:
+            result = agreement(model, args.out, args.prep, args.check)
+        except Exception as exc:  # the exported files are kept; the check reports why
+            result = {"error": f"{type(exc).__name__}: {exc}"}
         (args.out.parent / "agreement.json").write_text(json.dumps(result, indent=2) + "\n")
         print(json.dumps(result), flush=True)
     return 0

@@ -177,8 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     log: list[dict[str, Any]] = []
     start = time.time()
     step = 0
-    calibrate = 30
+    calibrate = 60
+    calib_start = start
+    cap = args.minutes * 60
     while steps is None or step < steps:
+        if args.steps is not None and time.time() - start > cap:
+            # A hard stop: a slower GPU ends the run early rather than overrunning a lease.
+            print(f"time cap reached at step {step} of {steps}", flush=True)
+            break
         if not epoch_batches:
             epoch_batches = batches(train, args.budget, rng)
         idx = epoch_batches.pop()
@@ -198,14 +204,18 @@ def main(argv: list[str] | None = None) -> int:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
+        if steps is None and step == calibrate // 3 and device.type == "cuda":
+            torch.cuda.synchronize()
+            calib_start = time.time()
         if steps is None and step == calibrate:
             if device.type == "cuda":
                 torch.cuda.synchronize()
-            per_step = (time.time() - start) / calibrate
-            steps = max(calibrate + 1, int(args.minutes * 60 / per_step))
+            # The first steps include CUDA's start-up and kernel selection: time the rest.
+            per_step = (time.time() - calib_start) / (calibrate - calibrate // 3)
+            steps = max(calibrate + 1, int((cap - (time.time() - start)) / per_step) + step)
             print(f"calibrated: {per_step * 1000:.1f} ms/step -> {steps} steps", flush=True)
         if step % 100 == 0:
-            entry = {"step": step, "loss": float(loss), "lr": lr, "s": time.time() - start}
+            entry = {"step": step, "loss": loss.item(), "lr": lr, "s": time.time() - start}
             log.append(entry)
             print(json.dumps(entry), flush=True)
         if step % args.save_every == 0:
