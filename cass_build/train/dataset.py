@@ -47,8 +47,10 @@ __all__ = [
     "SourceFile",
     "build",
     "compile_batches",
+    "contamination",
     "near_duplicates",
     "normalize",
+    "reference_units",
     "split_of",
 ]
 
@@ -61,6 +63,8 @@ WARP_RULES = frozenset(
     {
         "cass-warp-mask32",
         "cass-warp-lane-arith",
+        "cass-warp-count",
+        "cass-lane0-broadcast",
         "cass-warp-size-literal",
         "cass-lane-mask-width",
         "cass-ballot-width",
@@ -85,6 +89,8 @@ class SourceFile:
     tree: Mapping[str, bytes] | None = None
     """An sdist file's package: every source and header, by path (for verification)."""
     relpath: str = ""
+    vendored: bool = False
+    """Part of a library the package bundles: kept for its headers, not used as units."""
     split: str = "train"
     segments: list[tuple[str, bytes]] = field(default_factory=list)
     twin_segments: list[tuple[str, bytes]] = field(default_factory=list)
@@ -192,14 +198,20 @@ def compile_batches(
     batch: int = 40,
     jobs: int = 2,
     log: Callable[[str], None] = lambda s: None,
-) -> tuple[set[str], dict[str, int]]:
-    """Names of the programs that fail to compile for gfx90a, and compile counts.
+) -> tuple[dict[str, str], dict[str, int]]:
+    """The programs that fail to compile for gfx90a (name: first error), and compile counts.
 
     Names must be C identifiers (``cass_p<N>``). A failed batch drops the programs
     its errors name and compiles the rest again; a failure naming none is bisected.
     """
-    failed: set[str] = set()
+    failed: dict[str, str] = {}
     stats = Counter[str]()
+
+    def reason(out: str, name: str) -> str:
+        for line in out.splitlines():
+            if line.startswith(f"{name}:") and "error:" in line:
+                return line.strip()[:300]
+        return (out.strip().splitlines() or ["no compiler output"])[-1][:300]
 
     def run(group: list[tuple[str, bytes]], depth: int = 0) -> None:
         stats["compiles"] += 1
@@ -209,10 +221,10 @@ def compile_batches(
         stats["failed_batches"] += 1
         named = set(_ERROR_AT.findall(out)) & {n for n, _ in group}
         if len(group) == 1:
-            failed.add(group[0][0])
+            failed[group[0][0]] = reason(out, group[0][0])
             return
         if named and depth < 8:
-            failed.update(named)
+            failed.update({n: reason(out, n) for n in named})
             rest = [g for g in group if g[0] not in named]
             if rest:
                 run(rest, depth + 1)
@@ -312,6 +324,24 @@ def near_duplicates(
         if j >= threshold and (best is None or j > best[1]):
             best = (ref.names[c], j)
     return best
+
+
+def contamination(record: Mapping[str, Any], ref: Reference) -> dict[str, Any] | None:
+    """Why a unit record may not be used (its CUDA or HIP text matches a reference unit)."""
+    for fld in ("cuda", "hip"):
+        d = ref.digests.get(_digest(record[fld]))
+        if d is not None:
+            return {"id": record["id"], "field": fld, "kind": "exact", "match": d, "jaccard": 1.0}
+        near = near_duplicates(record[fld], ref)
+        if near is not None:
+            return {
+                "id": record["id"],
+                "field": fld,
+                "kind": "near",
+                "match": near[0],
+                "jaccard": round(near[1], 3),
+            }
+    return None
 
 
 # ----------------------------------------------------------------------------- build
@@ -418,28 +448,37 @@ def build(
         if len(decls) != len(tdecls):
             c["misaligned_pairs"] += 1
             continue
+        if f.vendored:
+            c["units"] += len(decls)
+            c["units_vendored"] += len(decls)
+            continue
         # The translated program: glue and targets as recorded, so compiling it
         # checks exactly the targets that are kept.
         translated = []
-        targets = []
+        targets: list[tuple[bytes, bool]] = []
         bad_translation = False
         for kind, seg in twin_segs:
             try:
-                hip, _ = _translate(seg, settings)
+                hip, diags = _translate(seg, settings)
             except Exception:  # the core never fails on odd input; a crash is a finding
                 bad_translation = True
                 break
             translated.append(hip)
             if kind == "decl":
-                targets.append(hip)
+                # An error diagnostic (inline PTX, an API HIP lacks) means the rules
+                # could not translate the unit: no target to learn from.
+                targets.append((hip, any(d.severity == "error" for d in diags)))
         if bad_translation:
             c["translation_failed_files"] += 1
             continue
         name = f"cass_p{fi}"
         programs.append((name, b"".join(translated)))
-        for k, (cu, tw, hip) in enumerate(zip(decls, tdecls, targets, strict=True)):
+        for k, (cu, tw, (hip, error)) in enumerate(zip(decls, tdecls, targets, strict=True)):
             naive = f.twin is not None and cu != tw
             c["units"] += 1
+            if error:
+                c["units_translation_failed"] += 1
+                continue
             forms = [(cu, naive)]
             if naive:
                 forms.append((tw, False))  # the agnostic form: rules keep it as it is
@@ -471,7 +510,8 @@ def build(
     by_name = {n: files[int(n[6:])] for n, _ in programs}
     synth_progs = [(n, d) for n, d in programs if by_name[n].source == "synth"]
     other_progs = [(n, d) for n, d in programs if by_name[n].source != "synth"]
-    failed, cstats = compile_batches(synth_progs, toolchain, batch=batch, jobs=jobs, log=log)
+    failures, cstats = compile_batches(synth_progs, toolchain, batch=batch, jobs=jobs, log=log)
+    failed = set(failures)
     if other_progs:
         from .sdist import verify_files
 
@@ -490,22 +530,7 @@ def build(
     dedup_hits: list[dict[str, Any]] = []
     clean = []
     for r in kept:
-        hit = None
-        for fld in ("cuda", "hip"):
-            d = ref.digests.get(_digest(r[fld]))
-            if d is not None:
-                hit = {"id": r["id"], "field": fld, "kind": "exact", "match": d, "jaccard": 1.0}
-                break
-            near = near_duplicates(r[fld], ref)
-            if near is not None:
-                hit = {
-                    "id": r["id"],
-                    "field": fld,
-                    "kind": "near",
-                    "match": near[0],
-                    "jaccard": round(near[1], 3),
-                }
-                break
+        hit = contamination(r, ref)
         if hit:
             dedup_hits.append(hit)
             counts[r["source"]]["dedup_contamination"] += 1
@@ -577,7 +602,11 @@ def build(
         "max_unit_bytes": MAX_UNIT_BYTES,
         "build_seconds": round(seconds, 1),
         "counts": {k: dict(sorted(v.items())) for k, v in sorted(counts.items())},
+        "counts_total": dict(sorted(sum(counts.values(), Counter[str]()).items())),
         "compile": cstats,
+        "compile_failures": [
+            {"file": by_name[n].file_id, "error": e} for n, e in sorted(failures.items())[:100]
+        ],
         "test_programs": n_test_programs,
         "units": {s: len(v) for s, v in final.items()},
         "hazard_units": hazard_units,

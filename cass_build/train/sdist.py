@@ -318,6 +318,8 @@ def collect(
                 c["files_rejected_licence"] += 1
                 continue
             used.append(rel)
+            vendored = bool(_VENDORED.search(rel))
+            c["files_vendored"] += vendored
             files.append(
                 SourceFile(
                     file_id=f"{name}/{rel}",
@@ -325,6 +327,7 @@ def collect(
                     data=data,
                     tree=pkg.files,
                     relpath=rel,
+                    vendored=vendored,
                 )
             )
         c["files_over_package_cap"] += max(0, len(cuda) - MAX_FILES_PER_PACKAGE)
@@ -349,7 +352,9 @@ def collect(
 
 
 _HIP_ALREADY = re.compile(rb"#[ \t]*include[ \t]*[<\"](?:hip/|ck/|ck_tile/)")
-_VENDORED = re.compile(r"(?:^|/)(?:third_party|3rdparty|cutlass|cub|thrust|vendor|external)/")
+_VENDORED = re.compile(
+    r"(?:^|/)(?:third_party|3rdparty|cutlass|cub|thrust|vendor|external|_cccl|libcudacxx|cccl)/"
+)
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"]+)[>"]', re.MULTILINE)
 
 

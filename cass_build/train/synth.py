@@ -227,7 +227,7 @@ class Warp:
     def count(self, x: str = "blockDim.x") -> str:
         if not self.naive:
             return f"({x} + warpSize - 1) / warpSize" if self.warp_form else f"{x} / warpSize"
-        self.labels.add("cass-warp-lane-arith")
+        self.labels.add("cass-warp-count")
         return [f"{x} >> 5", f"{x} / 32", f"{x} / {self.literal()}"][self.warp_form]
 
     def start(self) -> str:
@@ -1110,7 +1110,7 @@ def fam_warp_rows(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
             f"  begin = __shfl_sync({w.mask}, begin, 0);",
         ]
         if w.naive:
-            w.labels.add("lane-0-broadcast")
+            w.labels.add("cass-lane0-broadcast")
     else:
         lines.append("  int begin = row * cols;")
     lines += [
@@ -1197,7 +1197,7 @@ def fam_warp_rows_norm(rng: random.Random, nm: Names, w: Warp, st: Style) -> Par
         "}",
     ]
     if w.naive:
-        w.labels.add("lane-0-broadcast")
+        w.labels.add("cass-lane0-broadcast")
         pre = ["const int lanes = 32;"]
     else:
         pre = [
