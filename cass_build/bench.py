@@ -456,9 +456,15 @@ def _run_wave64(program: Program, hip_source: Path, row: Row, work: Path) -> Non
     except CassError as exc:
         row.extra["wave64"] = {"executed": False, "run_note": str(exc)}
         return
+    # The emulation reports a lost step on stdout before it traps: the note says which
+    # operation, which a bare "cuda-error" verdict does not.
+    lost = [line for line in result.hip.stdout.splitlines() if line.startswith("CASS wave64:")]
+    note = "" if result.passed else result.reason
+    if lost and not result.passed:
+        note += f"; {lost[0]}"
     row.extra["wave64"] = {
         "executed": result.passed,
-        "run_note": "" if result.passed else result.reason,
+        "run_note": note,
         "hip_seconds": result.hip.seconds,
         "hip_verdict": " ".join(result.hip.verdicts),
     }
@@ -550,7 +556,7 @@ def _wave64_cells(run: dict[str, Any] | None) -> str:
     if not run:
         return " - | |"
     mark = "yes" if run["executed"] else "**no**"
-    return f" {mark} | {run['run_note'].replace('|', chr(92) + '|')[:160]} |"
+    return f" {mark} | {run['run_note'].replace('|', chr(92) + '|')[:300]} |"
 
 
 def _short_kernel(demangled: str) -> str:

@@ -1,10 +1,11 @@
 """The HIP-on-CUDA layer's wave64 mode: 64-lane AMD wavefronts on NVIDIA's 32-lane warps.
 
 Here (no GPU) the tests check that the mode is wired into the layer and the runners, that
-its meeting protocol holds on real CPU threads, that the rules fix each hazard program and
-leave the agnostic ones alone, and that nvcc builds every proof program's translation in
-wave64 mode. On a machine with an NVIDIA GPU, the last test runs the proof
-programs both ways; bench/wave64.py does the same for the committed report.
+its gathering protocol holds on real CPU threads (warps split into groups at random), that
+the rules fix each hazard program and leave the agnostic ones alone, and that nvcc builds
+every proof program's translation in wave64 mode. On a machine with an NVIDIA GPU, the
+last test runs the proof programs both ways; bench/wave64.py does the same for the
+committed report.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def test_bad_wave_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_protocol_on_cpu_threads(tmp_path: Path) -> None:
-    """Two threads play the two halves of a wave through branches, loops, barriers, exits."""
+    """CPU threads play the lanes of a wave through branches, loops, barriers, exits."""
     gxx = shutil.which("g++")
     if gxx is None:
         pytest.skip("g++ is not installed")

@@ -7,20 +7,23 @@
 //
 // A virtual wave is two adjacent warps of a block: threads 64w .. 64w+63 in the block's linear
 // order (x fastest), which is how both vendors cut blocks into warps and wavefronts. Every wave
-// operation is a meeting of the two halves: each lane leaves its value in a per-block shared
-// scratch area, the two halves meet, each lane reads what the operation asks for, and the two
-// halves part. docs/hip_on_cuda.md lists what is emulated and what is not.
+// operation is a gathering in a per-wave record in shared memory, changed under a lock: each
+// group of lanes that arrives at it together (a crew: the lanes one __activemask() names)
+// leaves its values and joins; the gathering closes once every lane of the wave is accounted
+// for, and its lanes read what the operation asks for and leave. docs/hip_on_cuda.md lists
+// what is emulated and what is not.
 //
-// Why a meeting protocol and not `bar.sync id, 64`: on AMD, one half of a wave may skip a wave
-// operation (a branch taken by lanes 0-31 only, lanes that returned early, a kernel that lets
-// warp 0 finish a reduction alone); the operation then runs with the other half's lanes
-// inactive. A named barrier would wait forever for the absent half. Here the half that
-// arrives registers in a per-wave word changed only by compare-and-swap, and proceeds alone,
-// as AMD's inactive lanes do, once the other half is known to be elsewhere: waiting at a wave
-// operation later in the source, in __syncthreads(), or silent for CASS_WAVE64_PATIENCE polls
-// (it returned, or is in a branch with no wave operation). Shared memory is not initialised
-// at block start, so the word carries a tag of the grid launch and block; a word with another
-// tag is fresh.
+// Why not `bar.sync id, 64`: on AMD, some lanes of a wave may skip a wave operation (a branch,
+// lanes that returned early, a kernel that lets warp 0 finish a reduction alone); the
+// operation then runs with those lanes inactive. A named barrier would wait forever for them.
+// A lane is accounted for when it has joined, waits at a wave operation later in the source
+// (the branch or loop it is in comes first, as AMD reconverges), is in __syncthreads(), does
+// not exist (a partial last wave), or was waited for in vain (it returned, or is in a branch
+// with no wave operation): a short patience for lanes of a warp that already has lanes in the
+// gathering, a longer one for a whole warp. A crew is only what the scheduler runs together:
+// with independent thread scheduling one warp may arrive as several crews, which join the
+// same gathering. Shared memory is not initialised at block start, so the record carries a
+// tag of the grid launch and block; a record with another tag is fresh.
 //
 // Included by the generated layer.h after the generated names, so CUDA spellings are used
 // here and HIP names defined by the tables can be redefined.
@@ -59,60 +62,40 @@ namespace cass_wave64 {
 
 typedef unsigned long long u64;
 
-// The per-wave word: tag (bits 0-31), then phase, done, absent[2], barrier[2], poke, site.
-enum : unsigned { kEmpty = 0, kWait0 = 1, kWait1 = 2, kPaired = 3, kRelease0 = 4, kRelease1 = 5 };
+enum : unsigned { kIdle = 0, kOpen = 1, kClosed = 2 };
 
-struct word_state {
-    unsigned phase;    // kEmpty, kWait0 + h (half h waits at `site`), kPaired, kRelease0 + h
-    unsigned done;     // kPaired: one half has finished reading
-    unsigned absent;   // bit h: half h timed out once; it clears the bit when it shows up
-    unsigned barrier;  // bit h: half h is in __syncthreads()
-    unsigned poke;     // flipped by a half that goes alone past a waiting one: it is alive
-    unsigned site;     // the source line of the operation a waiting half is at
+// One wave's state, changed only under its lock. A wave operation is a gathering: each
+// group of lanes that arrives at it (a crew: the lanes one __activemask() names) leaves its
+// values and joins; the gathering closes once every lane of the wave is accounted for, and
+// its lanes read what they need and leave.
+struct wave_record {
+    u64 lock;             // tag << 32 | 1 while held; free when 0 or another block's tag
+    unsigned tag;         // the block (of the launch) the rest belongs to; another: fresh
+    unsigned phase;       // kIdle, kOpen (lanes gathering at `site`), kClosed (reading)
+    unsigned site;        // the source line of the open or closed gathering
+    unsigned version;     // bumped by every change: a waiting crew's patience restarts
+    u64 arrived;          // kOpen: the lanes gathered
+    u64 participants;     // kClosed: the lanes that took part
+    u64 readers;          // kClosed: the lanes still reading
+    u64 pending;          // lanes waiting to gather at another operation (wait_site)
+    u64 barrier;          // lanes in __syncthreads()
+    u64 absent;           // lanes waited for in vain (returned, or elsewhere) until seen again
+    unsigned short wait_site[64];
+    unsigned value[64];   // each registered lane's 32-bit value for its operation
 };
 
-__device__ __forceinline__ word_state decode(u64 word, unsigned tag) {
-    word_state s = {kEmpty, 0u, 0u, 0u, 0u, 0u};
-    if (static_cast<unsigned>(word) != tag) return s;  // left by another block: fresh
-    const unsigned hi = static_cast<unsigned>(word >> 32);
-    s.phase = hi & 7u;
-    s.done = (hi >> 3) & 1u;
-    s.absent = (hi >> 4) & 3u;
-    s.barrier = (hi >> 6) & 3u;
-    s.poke = (hi >> 8) & 1u;
-    s.site = hi >> 16;
-    return s;
-}
-
-__device__ __forceinline__ u64 encode(const word_state& s, unsigned tag) {
-    const unsigned hi = s.phase | (s.done << 3) | (s.absent << 4) | (s.barrier << 6) |
-                        (s.poke << 8) | ((s.site & 0xffffu) << 16);
-    return (static_cast<u64>(hi) << 32) | tag;
-}
-
-struct half_slots {
-    unsigned lane[32];  // one 32-bit word per lane
-    unsigned mask;      // the lanes of this half that took part
-    unsigned word;      // one word for the whole half (its ballot)
-};
-
-struct wave_slots {
-    u64 word;
-    half_slots half[2];
-};
-
-// 16 waves of 64 lanes: the largest block. 4480 bytes of static shared memory, in kernels
-// that use a wave operation only.
-__device__ __forceinline__ wave_slots* scratch() {
-    __shared__ wave_slots waves[16];
+// 16 waves of 64 lanes: the largest block. 7.3 KB of static shared memory, in kernels that
+// use a wave operation only.
+__device__ __forceinline__ wave_record* scratch() {
+    __shared__ wave_record waves[16];
     return waves;
 }
 
 struct place {
-    unsigned wave;  // wave in the block
-    unsigned half;  // 0: lanes 0-31 of the wave, 1: lanes 32-63
-    unsigned lane;  // lane in the 32-lane warp
-    bool pair;      // the wave has a second warp (a block's last wave may not)
+    unsigned wave;   // wave in the block
+    unsigned half;   // 0: lanes 0-31 of the wave, 1: lanes 32-63
+    unsigned lane;   // lane in the 32-lane warp
+    u64 existing;    // the wave's lanes that exist (a block's last wave may be partial)
 };
 
 __device__ __forceinline__ place where() {
@@ -122,7 +105,8 @@ __device__ __forceinline__ place where() {
     p.wave = t >> 6;
     p.half = (t >> 5) & 1u;
     p.lane = t & 31u;
-    p.pair = (t & ~63u) + 32u < n;
+    const unsigned left = n - (t & ~63u);  // threads from this wave's first on
+    p.existing = left >= 64u ? ~0ull : (1ull << left) - 1ull;
     return p;
 }
 
@@ -145,189 +129,243 @@ __device__ __forceinline__ unsigned block_tag() {
     return static_cast<unsigned>(h) | 1u;
 }
 
-__device__ __noinline__ void stuck(const char* what, unsigned site) {
-    printf(
-        "CASS wave64: block (%u,%u,%u) thread (%u,%u,%u): %s (line %u); the wave emulation "
-        "lost step\n",
-        blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, what, site);
+__device__ __noinline__ void stuck(const char* what, unsigned site, bool speak) {
+    if (speak)
+        printf(
+            "CASS wave64: block (%u,%u,%u) thread (%u,%u,%u): %s (line %u); the wave "
+            "emulation lost step\n",
+            blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, what,
+            site);
     __trap();
 }
 
-__device__ __forceinline__ u64 load(const u64* word) {
-    return *reinterpret_cast<const volatile u64*>(word);
+template <class T>
+__device__ __forceinline__ T peek(const T& field) {
+    return *reinterpret_cast<const volatile T*>(&field);
+}
+template <class T>
+__device__ __forceinline__ void poke(T& field, T value) {
+    *reinterpret_cast<volatile T*>(&field) = value;
 }
 
-__device__ __forceinline__ bool swap(u64* word, u64 seen, u64 next) {
-    return atomicCAS(word, seen, next) == seen;
-}
+// The lanes of one warp that arrive at a wave operation together, and how they run the
+// protocol: every lane runs every step, the same in each (the record is read by all while
+// the crew holds the lock, and decisions are computed from that snapshot), and only the
+// leader writes the record's shared fields. No lane ever waits at a reconvergence point
+// for another that spins: with independent thread scheduling, lanes parked while their
+// leader spun (with __nanosleep) were let go, stayed a separate group even after a
+// __syncwarp, and met the next operation without the leader (H200, second run).
+struct crew {
+    unsigned mask;    // the warp's lanes in this crew
+    unsigned leader;  // the lowest of them
+    unsigned lane;    // the calling lane, 0-31
+    unsigned half;    // the warp's half of the wave
+    u64 lanes;        // the crew's lanes as wave lanes
 
-__device__ __forceinline__ void pause(unsigned polls, unsigned site) {
-    if (polls >= CASS_WAVE64_STUCK) stuck("a wave operation waited too long", site);
-    if (polls >= 64u) __nanosleep(polls < 1024u ? 64u : 256u);
-}
+    __device__ bool lead() const { return lane == leader; }
 
-// Wait until no pairing is being read: the other half may still read this half's slots.
-__device__ inline void settle(u64* word, unsigned tag, unsigned site) {
-    for (unsigned polls = 0;; ++polls) {
-        if (decode(load(word), tag).phase != kPaired) return;
-        pause(polls, site);
-    }
-}
-
-// Run by one lane of half h once its slots are written: true when the other half takes part
-// in this operation, false when this half goes alone.
-__device__ inline bool rendezvous(u64* word, unsigned tag, unsigned h, unsigned site) {
-    const unsigned o = h ^ 1u;
-    for (unsigned polls = 0;; ++polls) {
-        const u64 seen = load(word);
-        const word_state s = decode(seen, tag);
-        word_state next = s;
-        next.absent &= ~(1u << h);  // this half is here
-        if (s.phase == kEmpty) {
-            if ((s.absent | s.barrier) & (1u << o)) {  // the other half is elsewhere
-                if (next.absent == s.absent || swap(word, seen, encode(next, tag))) return false;
-                continue;
-            }
-            next.phase = kWait0 + h;
-            next.site = site & 0xffffu;
-            if (swap(word, seen, encode(next, tag))) break;
-            continue;
-        }
-        if (s.phase == kWait0 + o) {
-            if (s.site == (site & 0xffffu)) {
-                next.phase = kPaired;
-                next.done = 0;
-                if (swap(word, seen, encode(next, tag))) return true;
-            } else if (s.site < (site & 0xffffu)) {
-                // The halves are at different operations, as when one half skipped a branch
-                // that the other is in. Source order stands for program order: the earlier
-                // operation runs alone, and the half at the later one waits for the other
-                // to come there (AMD's reconvergence).
-                next.phase = kRelease0 + o;
-                swap(word, seen, encode(next, tag));  // then wait for the pickup, and register
-            } else {
-                next.poke ^= 1u;  // go alone; the waiting half sees that this one is alive
-                if (swap(word, seen, encode(next, tag))) return false;
-            }
-            continue;
-        }
-        if (s.phase != kRelease0 + o) stuck("a wave operation found its wave in a bad state", site);
-        pause(polls, site);  // the other half has yet to notice its release
-    }
-    u64 last = 0;
-    for (unsigned polls = 0;; ++polls) {
-        const u64 seen = load(word);
-        if (seen != last) polls = 0;  // the other half did something: it is alive
-        last = seen;
-        const word_state s = decode(seen, tag);
-        if (s.phase == kPaired) return true;
-        word_state next = s;
-        next.phase = kEmpty;
-        if (s.phase == kRelease0 + h) {
-            if (swap(word, seen, encode(next, tag))) return false;
-            continue;
-        }
-        if (s.phase != kWait0 + h) stuck("a waiting wave operation lost its registration", site);
-        const bool in_barrier = (s.barrier >> o) & 1u;
-        if (in_barrier || polls >= CASS_WAVE64_PATIENCE) {
-            if (!in_barrier) next.absent |= 1u << o;
-            if (swap(word, seen, encode(next, tag))) return false;
-            continue;
-        }
-        pause(polls, site);
-    }
-}
-
-// Run by one lane of each half after a pairing, once its lanes have read.
-__device__ inline void part(u64* word, unsigned tag, unsigned site) {
-    for (;;) {
-        const u64 seen = load(word);
-        const word_state s = decode(seen, tag);
-        if (s.phase != kPaired) stuck("a paired wave operation lost its pairing", site);
-        word_state next = s;
-        next.done = s.done ? 0u : 1u;
-        if (s.done) next.phase = kEmpty;
-        if (swap(word, seen, encode(next, tag))) return;
-    }
-}
-
-// One wave operation as seen by one half: after meet() every lane of the half can read both
-// halves' slots; `other` holds the other half's taking-part lanes (0 when it did not take
-// part, or does not exist); leave() ends the reading.
-struct meeting {
-    wave_slots* w;
-    unsigned half;
-    unsigned lane;
-    unsigned mask;   // this half's lanes taking part (its active lanes)
-    unsigned other;  // the other half's, or 0
-    unsigned leader;
-    unsigned site;
-    bool paired;
-
-    __device__ unsigned read(unsigned src64) const {
-        const unsigned h = (src64 >> 5) & 1u;
-        const unsigned l = src64 & 31u;
-        const unsigned active = h == half ? mask : other;
-        if (!((active >> l) & 1u)) return 0u;  // an inactive lane reads 0, as ds_bpermute does
-        return reinterpret_cast<const volatile unsigned*>(w->half[h].lane)[l];
-    }
-
-    __device__ unsigned other_word() const {
-        return paired ? *reinterpret_cast<const volatile unsigned*>(&w->half[half ^ 1u].word) : 0u;
+    __device__ void pause(unsigned polls, unsigned site) const {
+        if (polls >= CASS_WAVE64_STUCK) stuck("a wave operation waited too long", site, lead());
+        if (polls >= 64u) __nanosleep(polls < 1024u ? 64u : 256u);
     }
 };
 
-__device__ inline meeting meet(unsigned site, unsigned mask, unsigned value, unsigned half_word) {
-    const place p = where();
-    meeting g;
-    g.w = scratch() + p.wave;
-    g.half = p.half;
-    g.lane = p.lane;
-    g.mask = mask;
-    g.other = 0u;
-    g.leader = __ffs(mask) - 1;
-    g.site = site;
-    g.paired = false;
-    half_slots& mine = g.w->half[p.half];
-    unsigned tag = 0u;
-    if (p.pair) {
-        tag = block_tag();
-        if (p.lane == g.leader) {
-            settle(&g.w->word, tag, site);
-            __threadfence_block();  // the other half's reads of these slots come first
-        }
-    }
-    __syncwarp(mask);
-    mine.lane[p.lane] = value;
-    if (p.lane == g.leader) {
-        mine.mask = mask;
-        mine.word = half_word;
-    }
-    __syncwarp(mask);
-    if (!p.pair) return g;
-    int paired = 0;
-    if (p.lane == g.leader) {
-        __threadfence_block();
-        paired = rendezvous(&g.w->word, tag, p.half, site);
-        __threadfence_block();
-    }
-    g.paired = __shfl_sync(mask, paired, g.leader) != 0;
-    __syncwarp(mask);  // a shuffle orders no memory: the leader's view passes to every lane here
-    if (g.paired)
-        g.other = *reinterpret_cast<const volatile unsigned*>(&g.w->half[p.half ^ 1u].mask);
-    return g;
+__device__ inline crew crew_of(unsigned mask, const place& p) {
+    crew c;
+    c.mask = mask;
+    c.leader = static_cast<unsigned>(__ffs(mask) - 1);
+    c.lane = p.lane;
+    c.half = p.half;
+    c.lanes = static_cast<u64>(mask) << (32u * p.half);
+    return c;
 }
 
-__device__ inline void leave(const meeting& g) {
-    __syncwarp(g.mask);
-    if (g.paired && g.lane == g.leader) {
-        __threadfence_block();
-        part(&g.w->word, block_tag(), g.site);
+// The record's scalar fields, as one crew sees them under the lock.
+struct snapshot {
+    unsigned phase, site, version;
+    u64 arrived, participants, readers, pending, barrier, absent;
+};
+
+__device__ inline void acquire(const crew& c, wave_record* w, unsigned tag, unsigned site) {
+    const u64 held = static_cast<u64>(tag) << 32 | 1ull;
+    for (unsigned polls = 0;; ++polls) {
+        const u64 seen = __shfl_sync(c.mask, peek(w->lock), c.leader);
+        const bool free = static_cast<unsigned>(seen >> 32) != tag || (seen & 1ull) == 0;
+        u64 got = ~seen;
+        if (free && c.lead()) got = atomicCAS(&w->lock, seen, held);
+        if (free && __shfl_sync(c.mask, got, c.leader) == seen) break;
+        c.pause(polls, site);
     }
-    // Reconverge: with independent thread scheduling the other lanes would run ahead of the
-    // leader into the next operation, whose __activemask() would then miss the leader and
-    // split this half into two meetings (seen on an H200: the wave lost step and trapped).
-    __syncwarp(g.mask);
+    __threadfence_block();
+    __syncwarp(c.mask);
+}
+
+__device__ inline void release(const crew& c, wave_record* w, unsigned tag) {
+    __syncwarp(c.mask);  // every lane's writes come before the unlock
+    __threadfence_block();
+    if (c.lead()) atomicExch(&w->lock, static_cast<u64>(tag) << 32);
+    __syncwarp(c.mask);
+}
+
+__device__ inline snapshot read(const wave_record* w, unsigned tag) {
+    snapshot r;
+    if (peek(w->tag) != tag) {  // left by another block, or garbage: fresh
+        r = snapshot{kIdle, 0u, 0u, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull};
+        return r;
+    }
+    r.phase = peek(w->phase);
+    r.site = peek(w->site);
+    r.version = peek(w->version);
+    r.arrived = peek(w->arrived);
+    r.participants = peek(w->participants);
+    r.readers = peek(w->readers);
+    r.pending = peek(w->pending);
+    r.barrier = peek(w->barrier);
+    r.absent = peek(w->absent);
+    return r;
+}
+
+__device__ inline void write(const crew& c, wave_record* w, unsigned tag, snapshot r) {
+    __syncwarp(c.mask);  // every lane has read the old fields
+    if (c.lead()) {
+        poke(w->tag, tag);
+        poke(w->phase, r.phase);
+        poke(w->site, r.site);
+        poke(w->version, r.version + 1u);
+        poke(w->arrived, r.arrived);
+        poke(w->participants, r.participants);
+        poke(w->readers, r.readers);
+        poke(w->pending, r.pending);
+        poke(w->barrier, r.barrier);
+        poke(w->absent, r.absent);
+    }
+}
+
+// The lanes in `pending` that wait at an operation after `site` in the source: a gathering
+// at `site` need not wait for them (source order stands for program order, as in a loop
+// one half leaves first, or a branch one half skips: on AMD the wave reconverges there).
+__device__ inline u64 waiting_later(const wave_record* w, u64 pending, unsigned site) {
+    u64 later = 0;
+    for (unsigned l = 0; l < 64; ++l)
+        if (((pending >> l) & 1ull) && peek(w->wait_site[l]) > site) later |= 1ull << l;
+    return later;
+}
+
+// Lanes of a warp with a crew in the gathering wait for its other lanes this long before
+// taking them as absent: a warp split by the scheduler meets again within microseconds,
+// and lanes parked at the end of a branch wait for this crew and never come.
+#ifndef CASS_WAVE64_LANE_PATIENCE
+#define CASS_WAVE64_LANE_PATIENCE 1024u
+#endif
+
+// One wave operation as seen by one crew: after gather() every lane of the crew can read
+// the values of the lanes that took part (`participants`); finish() ends the reading.
+struct gathering {
+    wave_record* w;
+    crew c;
+    unsigned tag;
+    unsigned site;
+    u64 participants;
+
+    // The value of wave lane `src`, 0 where that lane did not take part (as ds_bpermute
+    // reads 0 from an inactive lane).
+    __device__ unsigned read(unsigned src) const {
+        return ((participants >> src) & 1ull) ? peek(w->value[src]) : 0u;
+    }
+};
+
+__device__ inline gathering gather(unsigned site, unsigned mask, unsigned value) {
+    const place p = where();
+    gathering g;
+    g.w = scratch() + p.wave;
+    g.c = crew_of(mask, p);
+    g.tag = block_tag();
+    g.site = site & 0xffffu;
+    const crew& c = g.c;
+    const unsigned me = 32u * p.half + p.lane;
+    bool registered = false;
+    unsigned quiet = 0;
+    unsigned last = ~0u;
+    for (unsigned polls = 0;; ++polls) {
+        acquire(c, g.w, g.tag, g.site);
+        snapshot r = read(g.w, g.tag);
+        const snapshot before = r;
+        quiet = r.version == last ? quiet + 1u : 0u;  // someone changed the record: alive
+        last = r.version;
+        if (!registered && !(r.phase == kClosed && (r.participants & c.lanes))) {
+            // The crew's lanes may still be read in a closed gathering: not before it ends.
+            poke(g.w->value[me], value);
+            poke(g.w->wait_site[me], static_cast<unsigned short>(g.site));
+            registered = true;
+            r.absent &= ~c.lanes;
+            r.pending |= c.lanes;
+        }
+        __syncwarp(c.mask);  // the crew's wait sites, read below, are written
+        if (registered && (r.pending & c.lanes)) {
+            quiet = 0;  // patience counts from when this crew is in the gathering
+            if (r.phase == kIdle) {
+                r.phase = kOpen;
+                r.site = g.site;
+                r.arrived = c.lanes;
+                r.pending &= ~c.lanes;
+            } else if (r.phase == kOpen && r.site == g.site) {
+                r.arrived |= c.lanes;
+                r.pending &= ~c.lanes;
+            } else if (r.phase == kOpen && r.site > g.site) {
+                // An earlier operation goes first: the lanes gathered for the later one
+                // wait for it (they are a branch or loop ahead of these).
+                r.pending = (r.pending | r.arrived) & ~c.lanes;
+                r.arrived = c.lanes;
+                r.site = g.site;
+            }
+        }
+        if (r.phase == kOpen && (r.arrived & c.lanes)) {
+            const u64 accounted = r.arrived | r.barrier | r.absent | ~p.existing |
+                                  waiting_later(g.w, r.pending, g.site);
+            const u64 missing = ~accounted;
+            // Missing lanes only of warps with lanes here: a short wait (they are parked
+            // at a branch's end, or returned); of a warp not here at all: a longer one.
+            u64 here = 0;
+            if (r.arrived & 0xffffffffull) here |= 0xffffffffull;
+            if (r.arrived >> 32) here |= 0xffffffff00000000ull;
+            const unsigned patience =
+                (missing & ~here) ? CASS_WAVE64_PATIENCE : CASS_WAVE64_LANE_PATIENCE;
+            if (missing == 0 || quiet >= patience) {
+                r.absent |= missing;
+                r.phase = kClosed;
+                r.participants = r.arrived;
+                r.readers = r.arrived;
+                r.arrived = 0;
+            }
+        }
+        const bool changed = r.phase != before.phase || r.site != before.site ||
+                             r.arrived != before.arrived || r.pending != before.pending ||
+                             r.absent != before.absent || peek(g.w->tag) != g.tag;
+        if (changed) {
+            write(c, g.w, g.tag, r);
+            last = r.version + 1u;
+        }
+        release(c, g.w, g.tag);
+        if (registered && r.phase == kClosed && (r.participants & c.lanes)) {
+            if (r.site != g.site || (r.participants & c.lanes) != c.lanes)
+                stuck("a wave operation found its lanes in another gathering", g.site,
+                      c.lead());
+            g.participants = r.participants;
+            return g;
+        }
+        c.pause(polls, g.site);
+    }
+}
+
+__device__ inline void finish(const gathering& g) {
+    acquire(g.c, g.w, g.tag, g.site);
+    snapshot r = read(g.w, g.tag);
+    if (r.phase != kClosed || !(r.readers & g.c.lanes))
+        stuck("a wave operation lost its gathering", g.site, g.c.lead());
+    r.readers &= ~g.c.lanes;
+    if (r.readers == 0) r.phase = kIdle;
+    write(g.c, g.w, g.tag, r);
+    release(g.c, g.w, g.tag);
 }
 
 // The value of `var` in lane `src64` of the wave (0 where that lane is inactive).
@@ -339,9 +377,9 @@ __device__ inline T fetch(unsigned site, T var, unsigned src64) {
     memcpy(in, &var, sizeof(T));
     const unsigned mask = __activemask();
     for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
-        const meeting g = meet(site, mask, in[k], 0u);
+        const gathering g = gather(site, mask, in[k]);
         out[k] = g.read(src64 & 63u);
-        leave(g);
+        finish(g);
     }
     T result;
     memcpy(&result, out, sizeof(T));
@@ -372,20 +410,11 @@ struct votes {
 };
 
 __device__ inline votes vote(unsigned site, int predicate) {
-    const unsigned mask = __activemask();
-    const unsigned mine = __ballot_sync(mask, predicate);
-    const meeting g = meet(site, mask, 0u, mine);
-    const unsigned theirs = g.other_word();
-    const unsigned other = g.other;
-    leave(g);
-    votes v;
-    if (g.half == 0) {
-        v.ballot = static_cast<u64>(theirs) << 32 | mine;
-        v.active = static_cast<u64>(other) << 32 | mask;
-    } else {
-        v.ballot = static_cast<u64>(mine) << 32 | theirs;
-        v.active = static_cast<u64>(mask) << 32 | other;
-    }
+    const gathering g = gather(site, __activemask(), predicate != 0);
+    votes v = {0ull, g.participants};
+    for (unsigned l = 0; l < 64; ++l)
+        if (g.read(l)) v.ballot |= 1ull << l;
+    finish(g);
     return v;
 }
 
@@ -404,14 +433,11 @@ __device__ inline u64 match(unsigned site, T value) {
     const unsigned mask = __activemask();
     u64 same = ~0ull;
     for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
-        const meeting g = meet(site, mask, in[k], 0u);
+        const gathering g = gather(site, mask, in[k]);
         u64 bits = 0;
-        for (unsigned l = 0; l < 64; ++l) {
-            const unsigned h = l >> 5;
-            const unsigned active = h == g.half ? g.mask : g.other;
-            if (((active >> (l & 31u)) & 1u) && g.read(l) == in[k]) bits |= 1ull << l;
-        }
-        leave(g);
+        for (unsigned l = 0; l < 64; ++l)
+            if (((g.participants >> l) & 1ull) && g.read(l) == in[k]) bits |= 1ull << l;
+        finish(g);
         same &= bits;
     }
     return same;
@@ -422,10 +448,8 @@ __device__ inline T reduce(unsigned site, u64 lanes, T value, Op op) {
     static_assert(sizeof(T) == 4, "HIP-on-CUDA wave64: __reduce_*_sync takes 32-bit integers");
     unsigned in = 0u;
     memcpy(&in, &value, 4);
-    const meeting g = meet(site, __activemask(), in, 0u);
-    const u64 active = g.half == 0 ? static_cast<u64>(g.other) << 32 | g.mask
-                                   : static_cast<u64>(g.mask) << 32 | g.other;
-    lanes &= active;
+    const gathering g = gather(site, __activemask(), in);
+    lanes &= g.participants;
     bool first = true;
     T acc = value;
     for (unsigned l = 0; l < 64; ++l) {
@@ -436,7 +460,7 @@ __device__ inline T reduce(unsigned site, u64 lanes, T value, Op op) {
         acc = first ? x : op(acc, x);
         first = false;
     }
-    leave(g);
+    finish(g);
     return acc;
 }
 
@@ -544,7 +568,7 @@ struct at {
 
     // A wave-level barrier with memory ordering: AMD's wavefront runs in lockstep, so
     // whatever one lane wrote before it, every lane of the wave sees after it.
-    __device__ void syncwarp() const { leave(meet(site, __activemask(), 0u, 0u)); }
+    __device__ void syncwarp() const { finish(gather(site, __activemask(), 0u)); }
     template <class M>
     __device__ void syncwarp(M mask) const {
         (void)wide(mask);
@@ -558,38 +582,28 @@ struct at {
     }
 };
 
-// __syncthreads(): each half says it is in the block barrier, so that a half waiting at a
-// wave operation goes alone at once instead of waiting out its patience.
+// __syncthreads(): the lanes say they are in the block barrier, so that a gathering that
+// misses them closes at once instead of waiting out its patience.
 __device__ inline void block_barrier() {
     const place p = where();
-    unsigned mask = 0u;
-    unsigned tag = 0u;
-    u64* word = nullptr;
-    if (p.pair) {
-        mask = __activemask();
-        tag = block_tag();
-        word = &scratch()[p.wave].word;
-        if (p.lane == static_cast<unsigned>(__ffs(mask) - 1)) {
-            for (;;) {
-                const u64 seen = load(word);
-                word_state s = decode(seen, tag);
-                s.barrier |= 1u << p.half;
-                s.absent &= ~(1u << p.half);
-                if (swap(word, seen, encode(s, tag))) break;
-            }
-        }
-    }
+    const crew c = crew_of(__activemask(), p);
+    wave_record* w = scratch() + p.wave;
+    const unsigned tag = block_tag();
+    acquire(c, w, tag, 0xffffu);
+    snapshot r = read(w, tag);
+    r.barrier |= c.lanes;
+    r.absent &= ~c.lanes;
+    write(c, w, tag, r);
+    release(c, w, tag);
     __syncthreads();
-    if (p.pair && p.lane == static_cast<unsigned>(__ffs(mask) - 1)) {
-        // Both halves have passed this barrier: both marks are stale.
-        for (;;) {
-            const u64 seen = load(word);
-            word_state s = decode(seen, tag);
-            s.barrier = 0u;
-            if (swap(word, seen, encode(s, tag))) break;
-        }
-    }
-    if (p.pair) __syncwarp(mask);  // as in leave(): no lane runs ahead of the leader
+    acquire(c, w, tag, 0xffffu);
+    r = read(w, tag);
+    r.barrier &= ~c.lanes;
+    write(c, w, tag, r);
+    release(c, w, tag);
+    // Every lane's mark is gone before any lane goes on: a mark left standing a moment
+    // longer would let a gathering after the barrier close without that lane.
+    __syncthreads();
 }
 
 // hipDeviceProp_t with HIP's warpSize (the macro below renames the member, which CUDA's
