@@ -168,6 +168,9 @@ class Runner:
             # are kept, then its own token at the first disagreement.
             j = 0
             while j < len(guess) and int(nxt[j]) == guess[j]:
+                if guess[j] == EOS:  # the model agrees that the unit ends here
+                    out.extend(guess[:j])
+                    return out
                 j += 1
             kept = guess[:j]
             tok = int(nxt[j])
