@@ -323,11 +323,12 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
             const u64 accounted = r.arrived | r.barrier | r.absent | ~p.existing |
                                   waiting_later(g.w, r.pending, g.site);
             const u64 missing = ~accounted;
-            // Missing lanes only of warps with lanes here: a short wait (they are parked
-            // at a branch's end, or returned); of a warp not here at all: a longer one.
+            // Missing lanes only of warps with lanes in the protocol: a short wait (they
+            // are parked at a branch's end, or returned); of a warp not seen: a longer one.
+            const u64 seen = r.arrived | r.pending;
             u64 here = 0;
-            if (r.arrived & 0xffffffffull) here |= 0xffffffffull;
-            if (r.arrived >> 32) here |= 0xffffffff00000000ull;
+            if (seen & 0xffffffffull) here |= 0xffffffffull;
+            if (seen >> 32) here |= 0xffffffff00000000ull;
             const unsigned patience =
                 (missing & ~here) ? CASS_WAVE64_PATIENCE : CASS_WAVE64_LANE_PATIENCE;
             if (missing == 0 || quiet >= patience) {
