@@ -255,7 +255,7 @@ __device__ inline u64 waiting_later(const wave_record* w, u64 pending, unsigned 
 // taking them as absent: a warp split by the scheduler meets again within microseconds,
 // and lanes parked at the end of a branch wait for this crew and never come.
 #ifndef CASS_WAVE64_LANE_PATIENCE
-#define CASS_WAVE64_LANE_PATIENCE 1024u
+#define CASS_WAVE64_LANE_PATIENCE 256u
 #endif
 
 // One wave operation as seen by one crew: after gather() every lane of the crew can read
