@@ -33,6 +33,25 @@ if TYPE_CHECKING:
 __all__ = ["ModelError", "Runner", "UnitStats", "load", "model_dir", "translate_bytes"]
 
 PAD, BOS, EOS = 0, 1, 2
+
+#: The rules' warp-size hazard warnings: a declaration carrying one of these is a
+#: declaration the rules could not make wave-size agnostic themselves, which is
+#: what the model was trained to do. Declarations without one keep the rules'
+#: translation (see ``translate_bytes``).
+HAZARD_RULES = frozenset(
+    {
+        "cass-ballot-width",
+        "cass-lane-mask-width",
+        "cass-lane0-broadcast",
+        "cass-shfl-offset",
+        "cass-shfl-width",
+        "cass-warp-count",
+        "cass-warp-lane-arith",
+        "cass-warp-mask",
+        "cass-warp-mask32",
+        "cass-warp-size-literal",
+    }
+)
 FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
 
 
@@ -55,6 +74,8 @@ class UnitStats:
     src_tokens: int = 0
     out_tokens: int = 0
     edits: int = 0
+    gave_up: int = 0
+    units: int = 0
     fallbacks: list[str] = field(default_factory=list)
 
 
@@ -99,6 +120,8 @@ class Runner:
         cfg = self.config
         self.max_len = int(cfg["max_len"])
         self.block = int(cfg.get("block", 32))
+        env_limit = os.environ.get("CASS_MODEL_MAX_DEPARTURES", "")
+        self.max_departures = int(env_limit or cfg.get("max_departures", 24))
         dh = cfg["d_model"] // cfg["heads"]
         self.empty = np.zeros((cfg["dec_layers"], 2, 1, cfg["heads"], 0, dh), dtype=np.float32)
 
@@ -145,10 +168,20 @@ class Runner:
         return None  # no end token within the limit
 
     def drafted(
-        self, src: list[int], draft: list[int], stats: UnitStats | None = None
+        self,
+        src: list[int],
+        draft: list[int],
+        stats: UnitStats | None = None,
+        *,
+        give_up_after: int | None = None,
     ) -> list[int] | None:
-        """Greedy decoding that checks ``draft`` a block at a time (same output as greedy)."""
+        """Greedy decoding that checks ``draft`` a block at a time (same output as greedy).
+
+        With ``give_up_after``, decoding stops (None) once the model has departed from
+        the draft that many times: the caller would reject such a rewrite anyway.
+        """
         stats = stats if stats is not None else UnitStats()
+        departures = 0
         cross = self._cross(src)
         draft = [*draft, EOS]
         out: list[int] = []
@@ -183,6 +216,10 @@ class Runner:
             last = tok
             if j < len(guess) or d + j >= len(draft) or draft[d + j] != tok:
                 stats.edits += 1
+                departures += 1
+                if give_up_after is not None and departures > give_up_after:
+                    stats.gave_up += 1
+                    return None
                 d = self._realign(out, draft, d + j)
             else:
                 d += j + 1
@@ -206,23 +243,60 @@ class Runner:
     def translate_unit(
         self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool = True
     ) -> bytes | None:
+        """The model's translation of one unit, or None when the rules should have it.
+
+        The model was trained to reproduce the rules' translation plus local warp-size
+        fixes. A result that departs from the rules' draft more than ``max_departures``
+        times is outside what it learned (it happens on code unlike its training data)
+        and is rejected. The count is a function of the output and the draft alone
+        (:func:`departures`), so drafted and plain decoding reject the same units, and
+        drafted decoding can stop as soon as the limit is passed.
+        """
         src = self.encode_text(cuda)
         stats.src_tokens += len(src)
         if len(src) > self.max_len:
             stats.fallbacks.append("too long")
             return None
-        if use_draft and draft is not None:
-            ids = self.drafted(src, self.encode_text(draft), stats)
+        draft_ids = self.encode_text(draft) if draft is not None else None
+        limit = self.max_departures
+        if use_draft and draft_ids is not None:
+            before = stats.gave_up
+            ids = self.drafted(src, draft_ids, stats, give_up_after=limit)
+            if ids is None and stats.gave_up > before:
+                stats.fallbacks.append("rewrites too much of the draft")
+                return None
         else:
             ids = self.greedy(src, stats)
         if ids is None:
             stats.fallbacks.append("no end token")
+            return None
+        if draft_ids is not None and departures(ids, draft_ids) > limit:
+            stats.fallbacks.append("rewrites too much of the draft")
             return None
         stats.out_tokens += len(ids)
         out = self.decode_ids(ids)
         if out is None:
             stats.fallbacks.append("not a byte sequence")
         return out
+
+
+def departures(out: list[int], draft: list[int]) -> int:
+    """How often ``out`` leaves ``draft``, walked as drafted decoding walks it.
+
+    Drafted decoding counts a departure each time the model's token is not the one
+    the draft expected, then re-aligns; walking a finished output the same way gives
+    the same count, so a limit on it means the same with and without a draft.
+    """
+    draft = [*draft, EOS]
+    d = 0
+    count = 0
+    for k, tok in enumerate(out):
+        if d < len(draft) and draft[d] == tok:
+            d += 1
+        else:
+            count += 1
+            d = Runner._realign(out[: k + 1], draft, d)
+    return count
 
 
 _LOCK = threading.Lock()
@@ -248,20 +322,46 @@ def translate_bytes(
     runner: Runner | None = None,
     use_draft: bool = True,
     stats: UnitStats | None = None,
+    every_unit: bool = False,
 ) -> bytes:
-    """Translate a whole source: declarations by the model, the rest by the rules."""
+    """Translate a whole source: the rules' text, with the model's version of each
+    declaration where the rules left a warp-size hazard warning.
+
+    The model learned from synthesized programs; on code unlike them it can rewrite a
+    correct declaration into a wrong one, and a declaration with no hazard has
+    nothing for it to fix. ``every_unit`` sends every declaration to the model (the
+    held-out measurements use it).
+    """
     from .rules import translate_bytes as rules
     from .units import split_units
 
     runner = runner or load()
     stats = stats if stats is not None else UnitStats()
-    out: list[bytes] = []
+    # The rules see the whole file (some of their decisions look beyond one
+    # declaration); the model's accepted changes are spliced into that text, each
+    # where its declaration's own rules translation appears.
+    whole = rules(data, path, settings).data
+    changes: list[tuple[bytes, bytes]] = []
     for seg in split_units(data):
         piece = data[seg.start : seg.end]
-        draft = rules(piece, path, settings).data
-        if seg.kind == "decl" and not piece.isspace():
-            translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
-            out.append(draft if translated is None else translated)
-        else:
-            out.append(draft)
-    return b"".join(out)
+        if seg.kind != "decl" or piece.isspace():
+            continue
+        checked = rules(piece, path, settings)
+        if not every_unit and not any(
+            d.severity == "warning" and d.rule in HAZARD_RULES for d in checked.diagnostics
+        ):
+            continue
+        draft = checked.data
+        stats.units += 1
+        translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
+        if translated is not None and translated != draft:
+            changes.append((draft, translated))
+    pos = 0
+    for draft, translated in changes:
+        at = whole.find(draft, pos)
+        if at < 0:
+            stats.fallbacks.append("declaration not found in the file's rules translation")
+            continue
+        whole = whole[:at] + translated + whole[at + len(draft) :]
+        pos = at + len(translated)
+    return whole
