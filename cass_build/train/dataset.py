@@ -374,6 +374,32 @@ def _bench_manifest(p: Program) -> str:
     )
 
 
+_DATA_CODE = (
+    "cass_build/train/synth.py",
+    "cass_build/train/sdist.py",
+    "cass_build/train/dataset.py",
+    "cass_build/units.py",
+)
+
+
+def _commit(root: Path) -> str:
+    """The checkout's commit, with ``+dirty`` when the data code has uncommitted edits."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", *_DATA_CODE],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
 def synth_files(count: int, seed: int) -> list[SourceFile]:
     out = []
     for k in range(count):
@@ -596,6 +622,7 @@ def build(
         "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
         + ("" if sdist else " --no-sdist"),
         "seed": seed,
+        "commit": _commit(root),
         "hip_version": ".".join(map(str, settings.resolved_hip_version())),
         "hipcc": f"{toolchain.hipcc} {toolchain.version_text}",
         "arch": ARCH,

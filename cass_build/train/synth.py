@@ -856,7 +856,7 @@ def fam_warp_atomic(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     t = rng.choice([128, 256, 512])
     T = rng.choice(["int", "unsigned long long"])
     fn, helper = _warp_reduce_fn(rng, nm, w, T, w.mask)
-    k = nm.kernel(rng.choice(["total", "sumAll", "accumulate", "dotCount"]))
+    k = nm.kernel(rng.choice(["totalSum", "sumAll", "accumulate", "dotCount"]))
     v = nm.val
     sq = rng.random() < 0.5 and T != "int"  # squares of thousands of ints overflow int
     term = f"({T}){nm.inn}[{nm.tid}] * {nm.inn}[{nm.tid}]" if sq else f"{nm.inn}[{nm.tid}]"
