@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, help="sdist download cache (default: OUT/../sdist_cache)"
     )
     data.add_argument("--jobs", type=int, default=2, help="parallel hipcc processes")
-    data.add_argument("--batch", type=int, default=40, help="programs per compiled batch")
+    data.add_argument("--batch", type=int, default=100, help="programs per compiled batch")
     args = ap.parse_args(argv)
 
     from .dataset import build
