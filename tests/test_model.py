@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from cass_build.model import FILES, ModelError, Runner, UnitStats, load, model_dir
+from cass_build.model import (
+    FILES,
+    ModelError,
+    Runner,
+    UnitStats,
+    departures,
+    load,
+    model_dir,
+)
 from cass_build.model import translate_bytes as model_translate
 from cass_build.pipeline import PipelineOptions, translate_file
 from cass_build.rules import translate_bytes as rules_translate
@@ -55,9 +63,9 @@ def test_tokenizer_round_trips_every_byte() -> None:
 def test_translation_is_deterministic_and_complete(path: Path) -> None:
     data = path.read_bytes()
     settings = Settings()
-    first = model_translate(data, str(path), settings)
+    first = model_translate(data, str(path), settings, every_unit=True)
     # A second runner (a fresh session) must give the same bytes.
-    again = model_translate(data, str(path), settings, runner=Runner(model_dir()))
+    again = model_translate(data, str(path), settings, runner=Runner(model_dir()), every_unit=True)
     assert first == again
     assert b"hip" in first
     # Glue (preprocessor lines, namespace braces) is the rules' translation, byte for byte.
@@ -92,11 +100,38 @@ def test_drafted_decoding_equals_plain_greedy() -> None:
         if plain and len(plain) > 64 and drafted_stats.edits == 0:
             assert drafted_stats.calls * 4 <= plain_stats.calls
         edits += drafted_stats.edits
+    # The acceptance test (departures from the draft) gives the same verdict both ways.
+    for cuda, draft in units:
+        a = runner.translate_unit(cuda, draft, UnitStats(), use_draft=True)
+        b = runner.translate_unit(cuda, draft, UnitStats(), use_draft=False)
+        assert a == b, cuda.decode("latin-1")[:200]
     # A wrong draft (here: another unit's) changes the cost, never the output.
     cuda, _ = units[0]
     other = units[-1][1]
     src = runner.encode_text(cuda)
     assert runner.drafted(src, runner.encode_text(other)) == runner.greedy(src)
+
+
+def test_departures_walk_counts_what_drafted_decoding_counts() -> None:
+    runner = load()
+    for cuda, draft in _short_units(SAMPLES, 700)[:12]:
+        src = runner.encode_text(cuda)
+        draft_ids = runner.encode_text(draft)
+        stats = UnitStats()
+        out = runner.drafted(src, draft_ids, stats)
+        assert out is not None
+        assert departures(out, draft_ids) == stats.edits
+    assert departures([5, 6, 7], [5, 6, 7]) == 0
+    assert departures([5, 9, 7], [5, 6, 7]) == 1
+
+
+def test_only_hazard_declarations_go_to_the_model() -> None:
+    # No warp-size warning anywhere: the model is not consulted and the rules' text stands.
+    data = b"__global__ void k(float *p, int n) {\n  int i = threadIdx.x;\n  p[i % n] = 0;\n}\n"
+    stats = UnitStats()
+    out = model_translate(data, "k.cu", Settings(), stats=stats)
+    assert stats.units == 0
+    assert out == rules_translate(data, "k.cu", Settings()).data
 
 
 def test_missing_model_is_reported_and_auto_uses_the_rules(

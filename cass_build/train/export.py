@@ -2,9 +2,10 @@
 
 ``python -m cass_build.train.export CKPT PREP_DIR OUT_DIR [--check N]``
 
-Writes ``encoder.onnx`` and ``decoder.onnx`` (int8 weights, onnxruntime's dynamic
-quantization), ``tokenizer.json`` and ``config.json`` to ``OUT_DIR``: the files
-``cass_build.model`` loads. With ``--check N`` it decodes N test units greedily
+Writes ``encoder.onnx`` (int8 weights, onnxruntime's dynamic quantization) and
+``decoder.onnx`` (fp32 unless ``--quantize-decoder``: see ``export``),
+``tokenizer.json`` and ``config.json`` to ``OUT_DIR``: the files ``cass_build.model``
+loads. With ``--check N`` it decodes N test units greedily
 with the fp32 torch model and with the int8 ONNX model and writes how often the
 outputs are identical to ``OUT_DIR/../agreement.json`` (outside the shipped dir).
 """
@@ -58,7 +59,7 @@ def load_checkpoint(path: Path) -> Seq2Seq:
     return model.eval()
 
 
-def export(model: Seq2Seq, out: Path) -> None:
+def export(model: Seq2Seq, out: Path, *, quantize_decoder: bool = False) -> None:
     cfg = model.cfg
     dh = cfg.d_model // cfg.heads
     src = torch.randint(4, cfg.vocab, (1, 7))
@@ -98,8 +99,15 @@ def export(model: Seq2Seq, out: Path) -> None:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         out.mkdir(parents=True, exist_ok=True)
-        for fp32, name in ((enc32, "encoder.onnx"), (dec32, "decoder.onnx")):
-            quantize_dynamic(str(fp32), str(out / name), weight_type=QuantType.QInt8)
+        quantize_dynamic(str(enc32), str(out / "encoder.onnx"), weight_type=QuantType.QInt8)
+        if quantize_decoder:
+            quantize_dynamic(str(dec32), str(out / "decoder.onnx"), weight_type=QuantType.QInt8)
+        else:
+            # Dynamic quantization scales a block's activations together, so a token's
+            # result would depend on the draft tokens beside it, and drafted decoding
+            # would stop matching plain greedy decoding (measured: 4 of 11 fixture
+            # declarations differed). The encoder sees the same input either way.
+            shutil.copyfile(dec32, out / "decoder.onnx")
 
 
 def agreement(model: Seq2Seq, out: Path, prep: Path, n: int) -> dict[str, Any]:
@@ -145,9 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--check", type=int, default=0)
     ap.add_argument("--block", type=int, default=BLOCK)
+    ap.add_argument("--quantize-decoder", action="store_true")
     args = ap.parse_args(argv)
     model = load_checkpoint(args.ckpt)
-    export(model, args.out)
+    export(model, args.out, quantize_decoder=args.quantize_decoder)
     shutil.copyfile(args.prep / "tokenizer.json", args.out / "tokenizer.json")
     cfg = model.cfg.to_dict()
     cfg.update({"block": args.block, "pad": 0, "bos": 1, "eos": 2, "opset": OPSET})
