@@ -342,6 +342,7 @@ def translate_bytes(
     # where its declaration's own rules translation appears.
     whole = rules(data, path, settings).data
     changes: list[tuple[bytes, bytes]] = []
+    kept_hazard = False  # a flagged declaration the model left as the rules had it
     for seg in split_units(data):
         piece = data[seg.start : seg.end]
         if seg.kind != "decl" or piece.isspace():
@@ -356,6 +357,14 @@ def translate_bytes(
         translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
         if translated is not None and translated != draft:
             changes.append((draft, translated))
+        else:
+            kept_hazard = True
+    if changes and kept_hazard and not every_unit:
+        # Some flagged declarations changed and others did not: a helper reducing over
+        # 64 lanes beside a kernel still indexing 32-lane warps is worse than either
+        # translation alone (seen on the held-out programs), so the file keeps the rules'.
+        stats.fallbacks.append("partial hazard fix: the rules' translation is kept")
+        return whole
     pos = 0
     for draft, translated in changes:
         at = whole.find(draft, pos)
