@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cass_build.model import FILES
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "warp_reduce" / "warp_reduce.cu"
 CMAKE_FILES = {
@@ -53,11 +55,14 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert {f"cass_build/data/{t}" for t in tables} <= package
     assert any(n.startswith("cass_build/_core") and n.endswith(".so") for n in package)
     assert package >= CMAKE_FILES
+    model_files = {f"cass_build/models/{n}" for n in (*FILES, "MODEL.md")}
+    assert package >= model_files, "the shipped model must be in the wheel"
     unexpected = {
         n
         for n in package
         if n not in expected_py
         and n not in CMAKE_FILES
+        and n not in model_files
         and not n.startswith(("cass_build/data/", "cass_build/_core"))
     }
     assert not unexpected, unexpected
