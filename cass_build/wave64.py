@@ -93,15 +93,19 @@ def nvcc_flags(
 ) -> list[str]:
     """nvcc flags that build ``source`` (translated HIP) in the layer's ``wave`` mode.
 
-    32 needs none. 64 defines ``CASS_WAVE=64`` and pre-includes the headers of CUDA's own
-    include directories that ``source`` and its local headers include by name.
+    32 needs none. 64 defines ``CASS_WAVE=64``, caps registers at 64 per thread (the
+    emulation's gatherings, inlined at every wave operation, took a 1024-thread kernel to
+    66 registers on an H200 run: 1024 x 66 exceeds the 65,536 registers of a block, so the
+    launch failed with "too many resources requested for launch"; 64 fits any block size,
+    at worst with spills) and pre-includes the headers of CUDA's own include directories
+    that ``source`` and its local headers include by name.
     """
     if wave not in WAVES:
         msg = f"{source}: wave size {wave}: the HIP-on-CUDA layer offers 32 and 64"
         raise UsageError(msg, hint="pass wave=32 or wave=64")
     if wave == 32:
         return []
-    flags = ["-DCASS_WAVE=64"]
+    flags = ["-DCASS_WAVE=64", "-maxrregcount=64"]
     cuda_dirs = _cuda_include_dirs(nvcc)
     done: set[str] = set()
     for header in _angle_includes(Path(source), include_dirs):

@@ -193,6 +193,7 @@ def test_nvcc_flags_preinclude_cuda_library_headers(tmp_path: Path) -> None:
     assert nvcc_flags(32, source) == []
     flags = nvcc_flags(64, source, nvcc=Path(str(NVCC)))
     assert flags[0] == "-DCASS_WAVE=64"
+    assert "-maxrregcount=64" in flags  # 1024-thread blocks launch (H200 run 3)
     included = [flags[i + 1] for i, flag in enumerate(flags) if flag == "-include"]
     assert included == ["cuda/std/atomic", "thrust/sort.h"]
 
