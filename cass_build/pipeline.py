@@ -446,6 +446,11 @@ def _run_chain(
                 Attempt(strategy.name, "failed", str(exc), (), time.perf_counter() - t0)
             )
             continue
+        if auto and candidate.same_as_rules:
+            # Nothing of the model's is in it: verify it once, as the rules' translation.
+            reason = "the model changed no declaration; the rules' translation stands"
+            attempts.append(Attempt(strategy.name, "skipped", reason))
+            continue
         if fallback is None or strategy.name == "rules":
             fallback = (strategy.name, candidate, headers)
         unit = Unit(

@@ -41,6 +41,8 @@ class Candidate:
     data: bytes
     diagnostics: tuple[Diagnostic, ...] = ()
     stats: Stats = field(default_factory=Stats)
+    same_as_rules: bool = False
+    """The model changed nothing: in ``auto`` the rules' own candidate stands instead."""
 
 
 class StrategyFailed(Exception):
@@ -166,7 +168,12 @@ class ModelStrategy:
             raise StrategyFailed(str(exc)) from None
         # The rules' diagnostics still describe the source (hazards, unsupported APIs).
         checked = rules(data, str(path), settings)
-        return Candidate(implicit_runtime(path, text), tuple(checked.diagnostics), checked.stats)
+        return Candidate(
+            implicit_runtime(path, text),
+            tuple(checked.diagnostics),
+            checked.stats,
+            same_as_rules=text == checked.data,
+        )
 
 
 @functools.cache
