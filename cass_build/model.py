@@ -335,7 +335,6 @@ def translate_bytes(
     from .rules import translate_bytes as rules
     from .units import split_units
 
-    runner = runner or load()
     stats = stats if stats is not None else UnitStats()
     # The rules see the whole file (some of their decisions look beyond one
     # declaration); the model's accepted changes are spliced into that text, each
@@ -354,6 +353,10 @@ def translate_bytes(
             continue
         draft = checked.data
         stats.units += 1
+        if runner is None:
+            # Loaded at the first declaration that needs it: most files have none, and
+            # a build runs one process per file.
+            runner = load()
         translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
         if translated is not None and translated != draft:
             changes.append((draft, translated))
