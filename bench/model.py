@@ -23,7 +23,6 @@ commands. Writes ``bench/reports/model.md`` and ``model.json``.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
@@ -137,11 +136,6 @@ def speed(threads: int, greedy_files: int) -> dict[str, Any]:
     return result
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def _program_of(file_id: str) -> str:
     return Path(file_id).parts[0] if "/" in file_id else file_id
 
@@ -167,11 +161,12 @@ def accuracy(
     from cass_build.model import UnitStats as Stats
     from cass_build.rules import translate_bytes as rules
     from cass_build.settings import Settings
+    from cass_build.train.prepare import read_split
 
     settings = Settings()
     runner = load()
     trained = _trained_on(prep)
-    records = [r for r in _read(data / "test.jsonl.gz") if r["cuda"] not in trained][:limit]
+    records = [r for r in read_split(data, "test") if r["cuda"] not in trained][:limit]
     compiled: dict[tuple[str, str], bool] = {}
     if heldout_report and heldout_report.is_file():
         for row in json.loads(heldout_report.read_text())["rows"]:

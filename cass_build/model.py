@@ -323,6 +323,7 @@ def translate_bytes(
     use_draft: bool = True,
     stats: UnitStats | None = None,
     every_unit: bool = False,
+    whole: bytes | None = None,
 ) -> bytes:
     """Translate a whole source: the rules' text, with the model's version of each
     declaration where the rules left a warp-size hazard warning.
@@ -330,7 +331,8 @@ def translate_bytes(
     The model learned from synthesized programs; on code unlike them it can rewrite a
     correct declaration into a wrong one, and a declaration with no hazard has
     nothing for it to fix. ``every_unit`` sends every declaration to the model (the
-    held-out measurements use it).
+    held-out measurements use it); ``whole`` is the file's rules translation when the
+    caller already has it.
     """
     from .rules import translate_bytes as rules
     from .units import split_units
@@ -339,7 +341,8 @@ def translate_bytes(
     # The rules see the whole file (some of their decisions look beyond one
     # declaration); the model's accepted changes are spliced into that text, each
     # where its declaration's own rules translation appears.
-    whole = rules(data, path, settings).data
+    if whole is None:  # the caller may already hold the file's rules translation
+        whole = rules(data, path, settings).data
     changes: list[tuple[bytes, bytes]] = []
     kept_hazard = False  # a flagged declaration the model left as the rules had it
     for seg in split_units(data):

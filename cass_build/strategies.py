@@ -162,12 +162,13 @@ class ModelStrategy:
         from .model import translate_bytes
         from .rules import translate_bytes as rules
 
+        # The rules' translation is the model's base text, and its diagnostics still
+        # describe the source (hazards, unsupported APIs): computed once for both.
+        checked = rules(data, str(path), settings)
         try:
-            text = translate_bytes(data, str(path), settings)
+            text = translate_bytes(data, str(path), settings, whole=checked.data)
         except CassError as exc:
             raise StrategyFailed(str(exc)) from None
-        # The rules' diagnostics still describe the source (hazards, unsupported APIs).
-        checked = rules(data, str(path), settings)
         return Candidate(
             implicit_runtime(path, text),
             tuple(checked.diagnostics),
