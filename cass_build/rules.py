@@ -56,14 +56,15 @@ def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple
 
 def _core_cache(directory: str | None) -> Path | None:
     """Keyed like translations (the tables' names, sizes and mtimes) and the row encoding."""
+    from .cache import cache_dir
+
     try:
-        from platformdirs import user_cache_dir
-    except ImportError:
+        root = cache_dir()
+    except ImportError:  # platformdirs, where the platform needs it
         return None
     encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()))).encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
-    root = os.environ.get("CASS_CACHE_DIR") or user_cache_dir("cass", appauthor=False)
-    return Path(root) / f"core-rows-{key}.marshal"
+    return root / f"core-rows-{key}.marshal"
 
 
 @functools.cache

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -64,6 +62,9 @@ def format_stats(per_file: Iterable[tuple[str, Stats]], fmt: str) -> str:
         doc = {"files": {p: as_dict(s) for p, s in rows}, "total": as_dict(total)}
         return json.dumps(doc, indent=2) + "\n"
     if fmt == "csv":
+        import csv  # only here: every build step imports this module
+        import io
+
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["file", "family", "converted", "unconverted"])

@@ -11,7 +11,6 @@ import hashlib
 import marshal
 import os
 from dataclasses import astuple, dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +94,7 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def data_dir() -> Path:
     """The directory holding the packaged tables."""
-    return Path(str(resources.files("cass_build") / "data"))
+    return Path(__file__).with_name("data")  # importlib.resources would cost an import
 
 
 def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: str) -> Row:
@@ -190,15 +189,16 @@ _CACHE_FORMAT = 1
 
 def _cache_path(paths: list[Path]) -> Path | None:
     """Where the validated tables are cached, keyed by the tables' bytes."""
+    from .cache import cache_dir
+
     try:
-        from platformdirs import user_cache_dir
-    except ImportError:
+        root = cache_dir()
+    except ImportError:  # platformdirs, where the platform needs it
         return None
     digest = hashlib.sha256(str(_CACHE_FORMAT).encode())
     for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    root = os.environ.get("CASS_CACHE_DIR") or user_cache_dir("cass", appauthor=False)
-    return Path(root) / f"tables-{digest.hexdigest()[:24]}.marshal"
+    return root / f"tables-{digest.hexdigest()[:24]}.marshal"
 
 
 def _from_cache(path: Path) -> tuple[Family, ...] | None:

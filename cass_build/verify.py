@@ -1,8 +1,8 @@
 """Verification gates: does a candidate translation build for AMD targets?
 
 Levels, each including the one before: ``none``; ``syntax`` (the HIP front end
-for one AMD arch, ``-fsyntax-only``); ``compile`` (hipcc emits code objects for
-every requested arch); ``run`` (the program runs on a GPU and agrees with the
+for one AMD arch, ``-fsyntax-only``); ``compile`` (hipcc's compile emits code
+objects for every requested arch); ``run`` (the program runs on a GPU and agrees with the
 CUDA original; see ``compare``). Verification never edits code: it compiles
 copies in a scratch directory and reports what the compiler said, with each
 message pointing at the original ``.cu`` line through ``#line`` directives.
@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._driver import compile_command
 from .toolchain import HipToolchain
 
 __all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "verify"]
@@ -186,19 +187,25 @@ def verify(
         if compile_level:
             obj = tmp / "out.o"
             arch_flags = [f"--offload-arch={a}" for a in archs]
-            argv = [str(toolchain.hipcc), "-c", *arch_flags, *common, str(scratch.main)]
-            argv += ["-o", str(obj)]
+            args = ["-c", *arch_flags, *common, str(scratch.main), "-o", str(obj)]
             which = "compile"
         else:
             obj = None
-            argv = [str(toolchain.hipcc), "-fsyntax-only", f"--offload-arch={archs[0]}", *common]
-            argv.append(str(scratch.main))
+            args = ["-fsyntax-only", f"--offload-arch={archs[0]}", *common, str(scratch.main)]
             which = "syntax"
+        # hipcc's own clang command, without hipcc's start-up per file (see _driver).
+        source = args.index(str(scratch.main))
+        argv, tool = compile_command(
+            toolchain, args, source=source, output=len(args) - 1 if obj else None
+        )
         code, output, seconds = _run(argv, toolchain, tmp)
-        shown = shlex.join(["HIP_PLATFORM=amd", *argv]).replace(name, "$SCRATCH")
+        env = ["HIP_PLATFORM=amd"]
+        if tool == "clang" and "ROCM_PATH" in (run_env := toolchain.env()):
+            env.append(f"ROCM_PATH={run_env['ROCM_PATH']}")  # clang reads it as hipcc does
+        shown = shlex.join([*env, *argv]).replace(name, "$SCRATCH")
         evidence = Evidence(
             which,
-            "hipcc",
+            tool,
             toolchain.version_text,
             tuple(archs) if obj else tuple(archs[:1]),
             shown,
@@ -207,7 +214,7 @@ def verify(
         if code != 0:
             messages = _messages(output)
             count = sum(": error: " in m for m in messages)
-            what = f"{count} error(s)" if count else f"hipcc exited with {code}"
+            what = f"{count} error(s)" if count else f"{tool} exited with {code}"
             reason = f"{which} check failed for {','.join(evidence.archs)} ({what})"
             return Outcome(False, "none", (evidence,), reason, messages)
         data = obj.read_bytes() if obj is not None and keep_object else None

@@ -81,9 +81,11 @@ def test_compile_gate_records_evidence(tmp_path: Path, cache_dir: Path) -> None:
     result = translate_file(src, options())
     assert result.verified and result.level == "compile" and result.strategy == "rules"
     [evidence] = result.evidence
-    assert evidence.tool == "hipcc" and evidence.archs == ("gfx90a",)
+    # The clang command hipcc would run (cass_build._driver), with hipcc's flags.
+    assert evidence.tool == "clang" and evidence.archs == ("gfx90a",)
     assert evidence.command.startswith("HIP_PLATFORM=amd ")
-    assert "-c --offload-arch=gfx90a -x hip" in evidence.command
+    assert "--hip-version=" in evidence.command and "--offload-arch=gfx90a" in evidence.command
+    assert " -c -x hip " in evidence.command
     assert [(a.strategy, a.status) for a in result.attempts if a.status != "skipped"] == [
         ("rules", "verified")
     ]
