@@ -69,10 +69,12 @@ enum : unsigned { kIdle = 0, kOpen = 1, kClosed = 2 };
 // values and joins; the gathering closes once every lane of the wave is accounted for, and
 // its lanes read what they need and leave.
 struct wave_record {
-    u64 lock;             // tag << 32 | 1 while held; free when 0 or another block's tag
+    u64 lock;             // tag << 32 | next ticket << 16 | served; another tag: fresh
     unsigned tag;         // the block (of the launch) the rest belongs to; another: fresh
     unsigned phase;       // kIdle, kOpen (lanes gathering at `site`), kClosed (reading)
-    unsigned site;        // the source line of the open or closed gathering
+    unsigned site;        // the open or closed gathering's operation: 4 x its line, + 1
+                          // but for __activemask(), evaluated before the operation it is
+                          // an argument of (`__shfl_sync(__activemask(), ...)`)
     unsigned version;     // bumped by every change: a waiting crew's patience restarts
     u64 arrived;          // kOpen: the lanes gathered
     u64 participants;     // kClosed: the lanes that took part
@@ -135,7 +137,7 @@ __device__ __noinline__ void stuck(const char* what, unsigned site, bool speak) 
             "CASS wave64: block (%u,%u,%u) thread (%u,%u,%u): %s (line %u); the wave "
             "emulation lost step\n",
             blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, what,
-            site);
+            site >> 2);  // sites are 4 x the line (see the macros at the end)
     __trap();
 }
 
@@ -186,14 +188,76 @@ struct snapshot {
     u64 arrived, participants, readers, pending, barrier, absent;
 };
 
+// -DCASS_WAVE64_TRACE=N keeps the first N changes of the wave records in host memory mapped
+// into the device (so that they survive a trap), for cass_wave64::trace_dump() to write
+// out: how the protocol took its decisions when a run disagrees with its model. A debugging
+// aid; the program calls trace_init() before its first launch.
+#ifdef CASS_WAVE64_TRACE
+enum : unsigned { kTraceChange = 1, kTraceGot = 2, kTraceFinish = 3, kTraceBarrier = 4 };
+struct trace_event {
+    u64 clock, crew, arrived, pending, absent, participants, barrier, readers;
+    unsigned kind, block, wave, site, phase, polls, quiet, pad;
+};
+__device__ trace_event* trace_log;
+__device__ unsigned* trace_count;
+__device__ unsigned* trace_where;  // per thread of the launch: site << 4 | step, last passed
+
+__device__ inline void mark(unsigned site, unsigned step) {
+    if (trace_where == nullptr) return;
+    const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    trace_where[block * n + t] = site << 4 | step;
+    __threadfence_system();
+}
+#define CASS_WAVE64_MARK(site, step) mark(site, step)
+
+__device__ inline void trace(unsigned kind, const crew& c, unsigned wave, unsigned site,
+                             const snapshot& r, unsigned polls, unsigned quiet) {
+    if (!c.lead() || trace_log == nullptr) return;
+    const unsigned i = atomicAdd(trace_count, 1u);
+    if (i >= CASS_WAVE64_TRACE) return;
+    u64 now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    trace_log[i] = trace_event{now,   c.lanes, r.arrived, r.pending, r.absent, r.participants,
+                               r.barrier, r.readers, kind,  block,   wave,     site,
+                               r.phase, polls,   quiet,     0u};
+    __threadfence_system();
+}
+#define CASS_WAVE64_TRACE_AT(...) trace(__VA_ARGS__)
+#else
+#define CASS_WAVE64_TRACE_AT(...) ((void)0)
+#define CASS_WAVE64_MARK(site, step) ((void)0)
+#endif
+
+// The lock is a ticket lock: tag << 32 | next ticket << 16 | ticket served. First come,
+// first served: with a test-and-set lock, two crews of one warp that the hardware had merged
+// again raced for it in one instruction, the lower lane's crew won every time, and the other
+// never got in (H200, run 5: a crew that had only to see its gathering closed spun until
+// the protocol trapped, while the crews it held up waited for it).
 __device__ inline void acquire(const crew& c, wave_record* w, unsigned tag, unsigned site) {
-    const u64 held = static_cast<u64>(tag) << 32 | 1ull;
+    u64 seen = __shfl_sync(c.mask, peek(w->lock), c.leader);
+    unsigned ticket = 0;
     for (unsigned polls = 0;; ++polls) {
-        const u64 seen = __shfl_sync(c.mask, peek(w->lock), c.leader);
-        const bool free = static_cast<unsigned>(seen >> 32) != tag || (seen & 1ull) == 0;
-        u64 got = ~seen;
-        if (free && c.lead()) got = atomicCAS(&w->lock, seen, held);
-        if (free && __shfl_sync(c.mask, got, c.leader) == seen) break;
+        const bool fresh = static_cast<unsigned>(seen >> 32) != tag;  // another block's
+        const unsigned next = fresh ? 0u : static_cast<unsigned>(seen >> 16) & 0xffffu;
+        const u64 want = fresh ? (static_cast<u64>(tag) << 32 | 1ull << 16)
+                               : (seen & 0xffffffff0000ffffull) |
+                                     static_cast<u64>((next + 1u) & 0xffffu) << 16;
+        u64 got = 0;
+        if (c.lead()) got = atomicCAS(&w->lock, seen, want);
+        got = __shfl_sync(c.mask, got, c.leader);
+        if (got == seen) {
+            ticket = next;
+            break;
+        }
+        seen = got;
+        c.pause(polls, site);
+    }
+    for (unsigned polls = 0;; ++polls) {
+        const u64 now = __shfl_sync(c.mask, peek(w->lock), c.leader);
+        if ((static_cast<unsigned>(now) & 0xffffu) == ticket) break;
         c.pause(polls, site);
     }
     __threadfence_block();
@@ -201,9 +265,15 @@ __device__ inline void acquire(const crew& c, wave_record* w, unsigned tag, unsi
 }
 
 __device__ inline void release(const crew& c, wave_record* w, unsigned tag) {
+    (void)tag;
     __syncwarp(c.mask);  // every lane's writes come before the unlock
     __threadfence_block();
-    if (c.lead()) atomicExch(&w->lock, static_cast<u64>(tag) << 32);
+    if (c.lead()) {
+        // Only the holder changes the ticket served: 0xffff wraps to 0 without a carry into
+        // the next ticket.
+        const bool wrap = (peek(w->lock) & 0xffffull) == 0xffffull;
+        atomicAdd(&w->lock, wrap ? 0ull - 0xffffull : 1ull);
+    }
     __syncwarp(c.mask);
 }
 
@@ -283,6 +353,7 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
     g.site = site & 0xffffu;
     const crew& c = g.c;
     const unsigned me = 32u * p.half + p.lane;
+    CASS_WAVE64_MARK(g.site, 1u);
     bool registered = false;
     unsigned quiet = 0;
     unsigned last = ~0u;
@@ -345,6 +416,7 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
         if (changed) {
             write(c, g.w, g.tag, r);
             last = r.version + 1u;
+            CASS_WAVE64_TRACE_AT(kTraceChange, c, p.wave, g.site, r, polls, quiet);
         }
         release(c, g.w, g.tag);
         if (registered && r.phase == kClosed && (r.participants & c.lanes)) {
@@ -352,6 +424,8 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
                 stuck("a wave operation found its lanes in another gathering", g.site,
                       c.lead());
             g.participants = r.participants;
+            CASS_WAVE64_TRACE_AT(kTraceGot, c, p.wave, g.site, r, polls, quiet);
+            CASS_WAVE64_MARK(g.site, 2u);
             return g;
         }
         c.pause(polls, g.site);
@@ -359,6 +433,7 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
 }
 
 __device__ inline void finish(const gathering& g) {
+    CASS_WAVE64_MARK(g.site, 3u);
     acquire(g.c, g.w, g.tag, g.site);
     snapshot r = read(g.w, g.tag);
     if (r.phase != kClosed || !(r.readers & g.c.lanes))
@@ -366,7 +441,19 @@ __device__ inline void finish(const gathering& g) {
     r.readers &= ~g.c.lanes;
     if (r.readers == 0) r.phase = kIdle;
     write(g.c, g.w, g.tag, r);
+    CASS_WAVE64_TRACE_AT(kTraceFinish, g.c, static_cast<unsigned>(g.w - scratch()), g.site, r, 0u,
+                         0u);
     release(g.c, g.w, g.tag);
+    // The crews of this warp that took part leave as one, as the lanes of an AMD wave leave
+    // an operation together. Without this a warp, once split (lanes parked at a branch's end
+    // are let go while a crew spins), stays split: on the H200 (run 5) the 200 shuffles of
+    // selftest's loop met as up to eight crews per wave, each gathering waited out the lane
+    // patience for a late one, and the wave lost step. Every lane named here runs this same
+    // __syncwarp, since every participant of a gathering finishes it.
+    const unsigned mine = static_cast<unsigned>(g.participants >> (32u * g.c.half));
+    CASS_WAVE64_MARK(g.site, 4u);
+    if (mine != g.c.mask) __syncwarp(mine);
+    CASS_WAVE64_MARK(g.site, 5u);
 }
 
 // The value of `var` in lane `src64` of the wave (0 where that lane is inactive).
@@ -595,6 +682,7 @@ __device__ inline void block_barrier() {
     r.barrier |= c.lanes;
     r.absent &= ~c.lanes;
     write(c, w, tag, r);
+    CASS_WAVE64_TRACE_AT(kTraceBarrier, c, p.wave, 0xffffu, r, 0u, 0u);
     release(c, w, tag);
     __syncthreads();
     acquire(c, w, tag, 0xffffu);
@@ -628,6 +716,59 @@ inline cudaError_t device_attribute(int* value, cudaDeviceAttr attribute, int de
     return status;
 }
 
+#ifdef CASS_WAVE64_TRACE
+inline trace_event* trace_host = nullptr;
+inline volatile unsigned* trace_host_count = nullptr;
+inline unsigned* trace_host_where = nullptr;
+
+inline void trace_init() {
+    void* events = nullptr;
+    void* count = nullptr;
+    cudaHostAlloc(&events, sizeof(trace_event) * CASS_WAVE64_TRACE, cudaHostAllocMapped);
+    cudaHostAlloc(&count, sizeof(unsigned), cudaHostAllocMapped);
+    *static_cast<unsigned*>(count) = 0;
+    trace_host = static_cast<trace_event*>(events);
+    trace_host_count = static_cast<volatile unsigned*>(count);
+    void* d_events = nullptr;
+    void* d_count = nullptr;
+    cudaHostGetDevicePointer(&d_events, events, 0);
+    cudaHostGetDevicePointer(&d_count, count, 0);
+    cudaMemcpyToSymbol(trace_log, &d_events, sizeof d_events);
+    cudaMemcpyToSymbol(trace_count, &d_count, sizeof d_count);
+    void* where = nullptr;
+    cudaHostAlloc(&where, sizeof(unsigned) << 20, cudaHostAllocMapped);
+    memset(where, 0, sizeof(unsigned) << 20);
+    trace_host_where = static_cast<unsigned*>(where);
+    void* d_where = nullptr;
+    cudaHostGetDevicePointer(&d_where, where, 0);
+    cudaMemcpyToSymbol(trace_where, &d_where, sizeof d_where);
+}
+
+// Appends the trace to `path` (one line per change, `label` first) and empties it.
+inline void trace_dump(const char* path, const char* label) {
+    if (trace_host == nullptr) return;
+    unsigned n = *trace_host_count;
+    if (n > CASS_WAVE64_TRACE) n = CASS_WAVE64_TRACE;
+    if (FILE* f = fopen(path, "a")) {
+        for (unsigned i = 0; i < n; ++i) {
+            const trace_event& e = trace_host[i];
+            fprintf(f,
+                    "%s %llu k%u b%u w%u s%u ph%u crew=%016llx arr=%016llx pend=%016llx "
+                    "abs=%016llx part=%016llx bar=%016llx rd=%016llx polls=%u quiet=%u\n",
+                    label, e.clock, e.kind, e.block, e.wave, e.site, e.phase, e.crew,
+                    e.arrived, e.pending, e.absent, e.participants, e.barrier, e.readers,
+                    e.polls, e.quiet);
+        }
+        for (unsigned t = 0; t < 4096; ++t)
+            fprintf(f, "%s where %u site %u step %u\n", label, t, trace_host_where[t] >> 4,
+                    trace_host_where[t] & 15u);
+        fclose(f);
+    }
+    memset(trace_host_where, 0, sizeof(unsigned) << 20);
+    *trace_host_count = 0;
+}
+#endif
+
 }  // namespace cass_wave64
 
 __device__ __forceinline__ cass_wave64::at cass_wave64_at(unsigned site) {
@@ -658,31 +799,31 @@ __device__ inline unsigned long long __lanemask_eq() { return 1ull << cass_wave6
 #undef __all
 #undef __any
 #define warpSize cass_wave64_warp_size
-#define __shfl cass_wave64_at(__LINE__).shfl
-#define __shfl_up cass_wave64_at(__LINE__).shfl_up
-#define __shfl_down cass_wave64_at(__LINE__).shfl_down
-#define __shfl_xor cass_wave64_at(__LINE__).shfl_xor
-#define __shfl_sync cass_wave64_at(__LINE__).shfl_sync
-#define __shfl_up_sync cass_wave64_at(__LINE__).shfl_up_sync
-#define __shfl_down_sync cass_wave64_at(__LINE__).shfl_down_sync
-#define __shfl_xor_sync cass_wave64_at(__LINE__).shfl_xor_sync
-#define __ballot cass_wave64_at(__LINE__).ballot
-#define __all cass_wave64_at(__LINE__).all
+#define __shfl cass_wave64_at(__LINE__ * 4u + 1u).shfl
+#define __shfl_up cass_wave64_at(__LINE__ * 4u + 1u).shfl_up
+#define __shfl_down cass_wave64_at(__LINE__ * 4u + 1u).shfl_down
+#define __shfl_xor cass_wave64_at(__LINE__ * 4u + 1u).shfl_xor
+#define __shfl_sync cass_wave64_at(__LINE__ * 4u + 1u).shfl_sync
+#define __shfl_up_sync cass_wave64_at(__LINE__ * 4u + 1u).shfl_up_sync
+#define __shfl_down_sync cass_wave64_at(__LINE__ * 4u + 1u).shfl_down_sync
+#define __shfl_xor_sync cass_wave64_at(__LINE__ * 4u + 1u).shfl_xor_sync
+#define __ballot cass_wave64_at(__LINE__ * 4u + 1u).ballot
+#define __all cass_wave64_at(__LINE__ * 4u + 1u).all
 #define __any cass_wave64_any
-#define __activemask cass_wave64_at(__LINE__).activemask
-#define __ballot_sync cass_wave64_at(__LINE__).ballot_sync
-#define __all_sync cass_wave64_at(__LINE__).all_sync
-#define __any_sync cass_wave64_at(__LINE__).any_sync
-#define __match_any_sync cass_wave64_at(__LINE__).match_any_sync
-#define __match_all_sync cass_wave64_at(__LINE__).match_all_sync
-#define __reduce_add_sync cass_wave64_at(__LINE__).reduce_add_sync
-#define __reduce_min_sync cass_wave64_at(__LINE__).reduce_min_sync
-#define __reduce_max_sync cass_wave64_at(__LINE__).reduce_max_sync
-#define __reduce_and_sync cass_wave64_at(__LINE__).reduce_and_sync
-#define __reduce_or_sync cass_wave64_at(__LINE__).reduce_or_sync
-#define __reduce_xor_sync cass_wave64_at(__LINE__).reduce_xor_sync
-#define __syncwarp cass_wave64_at(__LINE__).syncwarp
-#define __threadfence_block cass_wave64_at(__LINE__).threadfence_block
+#define __activemask cass_wave64_at(__LINE__ * 4u).activemask
+#define __ballot_sync cass_wave64_at(__LINE__ * 4u + 1u).ballot_sync
+#define __all_sync cass_wave64_at(__LINE__ * 4u + 1u).all_sync
+#define __any_sync cass_wave64_at(__LINE__ * 4u + 1u).any_sync
+#define __match_any_sync cass_wave64_at(__LINE__ * 4u + 1u).match_any_sync
+#define __match_all_sync cass_wave64_at(__LINE__ * 4u + 1u).match_all_sync
+#define __reduce_add_sync cass_wave64_at(__LINE__ * 4u + 1u).reduce_add_sync
+#define __reduce_min_sync cass_wave64_at(__LINE__ * 4u + 1u).reduce_min_sync
+#define __reduce_max_sync cass_wave64_at(__LINE__ * 4u + 1u).reduce_max_sync
+#define __reduce_and_sync cass_wave64_at(__LINE__ * 4u + 1u).reduce_and_sync
+#define __reduce_or_sync cass_wave64_at(__LINE__ * 4u + 1u).reduce_or_sync
+#define __reduce_xor_sync cass_wave64_at(__LINE__ * 4u + 1u).reduce_xor_sync
+#define __syncwarp cass_wave64_at(__LINE__ * 4u + 1u).syncwarp
+#define __threadfence_block cass_wave64_at(__LINE__ * 4u + 1u).threadfence_block
 #define __syncthreads cass_wave64_syncthreads
 
 #undef hipDeviceProp_t
