@@ -120,6 +120,7 @@ class Runner:
         cfg = self.config
         self.max_len = int(cfg["max_len"])
         self.block = int(cfg.get("block", 32))
+        self.block_after_edit = min(self.block, int(cfg.get("block_after_edit", 4)))
         env_limit = os.environ.get("CASS_MODEL_MAX_DEPARTURES", "")
         self.max_departures = int(env_limit or cfg.get("max_departures", 24))
         dh = cfg["d_model"] // cfg["heads"]
@@ -189,6 +190,10 @@ class Runner:
         last = BOS  # the newest token whose cache entry is not written yet
         d = 0  # where the draft is expected to continue
         limit = self.max_len - 1
+        # A call costs a fixed part plus a part per token fed. After a departure the
+        # model often keeps departing (on code unlike its training data it writes
+        # its own text for many tokens), so the next call checks only a few draft
+        # tokens; each call whose guesses are all kept widens the block again.
         block = self.block
         while len(out) < limit:
             # Positions run to max_len - 1: the block may not feed past the last one.
@@ -221,8 +226,10 @@ class Runner:
                     stats.gave_up += 1
                     return None
                 d = self._realign(out, draft, d + j)
+                block = self.block_after_edit
             else:
                 d += j + 1
+                block = min(self.block, block * 4)
         return None
 
     @staticmethod

@@ -112,6 +112,25 @@ def test_drafted_decoding_equals_plain_greedy() -> None:
     assert runner.drafted(src, runner.encode_text(other)) == runner.greedy(src)
 
 
+def test_block_length_after_an_edit_changes_the_cost_not_the_output() -> None:
+    runner = Runner(model_dir())  # its own runner: the block length is changed below
+    checked = 0
+    for cuda, draft in _short_units(SAMPLES, 700):
+        src, draft_ids = runner.encode_text(cuda), runner.encode_text(draft)
+        outs = []
+        for size in (1, 4, 32):
+            runner.block_after_edit = size
+            stats = UnitStats()
+            outs.append(runner.drafted(src, draft_ids, stats))
+        if not stats.edits:
+            continue
+        assert outs[0] == outs[1] == outs[2], cuda.decode("latin-1")[:200]
+        checked += 1
+        if checked == 6:
+            break
+    assert checked >= 3
+
+
 def test_departures_walk_counts_what_drafted_decoding_counts() -> None:
     runner = load()
     for cuda, draft in _short_units(SAMPLES, 700)[:12]:
