@@ -85,7 +85,7 @@ def _hipcc_files(hipcc: Path) -> list[str]:
 
 def _env(toolchain: HipToolchain) -> dict[str, str]:
     env = toolchain.env()
-    env.pop("HIPCC_VERBOSE", None)  # it would print the command into the compile's output
+    env.pop("HIPCC_VERBOSE", None)  # the probe sets its own; it changes no flag (not keyed)
     return env
 
 
