@@ -52,6 +52,11 @@ HAZARD_RULES = frozenset(
         "cass-warp-size-literal",
     }
 )
+#: Host code sizing a launch for 32-lane warps. Not a reason to consult the model: the
+#: warning sits in the host function, whose declaration alone shows neither the kernel
+#: nor the launch's meaning. It is what the partial-fix guard of ``translate_bytes``
+#: looks for once the model has changed a kernel.
+HOST_RULE = "cass-host-warp-count"
 FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
 
 
@@ -351,6 +356,7 @@ def translate_bytes(
     if whole is None:  # the caller may already hold the file's rules translation
         whole = rules(data, path, settings).data
     changes: list[tuple[bytes, bytes]] = []
+    changed_lines: list[tuple[int, int]] = []  # the CUDA lines of each changed declaration
     kept_hazard = False  # a flagged declaration the model left as the rules had it
     for seg in split_units(data):
         piece = data[seg.start : seg.end]
@@ -370,6 +376,8 @@ def translate_bytes(
         translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
         if translated is not None and translated != draft:
             changes.append((draft, translated))
+            first = data.count(b"\n", 0, seg.start) + 1
+            changed_lines.append((first, first + piece.count(b"\n")))
         else:
             kept_hazard = True
     if changes and kept_hazard and not every_unit:
@@ -378,6 +386,7 @@ def translate_bytes(
         # translation alone (seen on the held-out programs), so the file keeps the rules'.
         stats.fallbacks.append("partial hazard fix: the rules' translation is kept")
         return whole
+    base = whole
     pos = 0
     for draft, translated in changes:
         at = whole.find(draft, pos)
@@ -386,4 +395,32 @@ def translate_bytes(
             continue
         whole = whole[:at] + translated + whole[at + len(draft) :]
         pos = at + len(translated)
+    if changes and not every_unit and _host_sizing_left(data, whole, changed_lines, path, settings):
+        # The model made a kernel wave-size agnostic, but host code still sizes a launch
+        # for 32-lane warps (`block / 32` rows per block): half the waves the launch
+        # counts on never exist (seen on the held-out programs). The rules' translation
+        # keeps 32-lane teams and agrees with the host.
+        stats.fallbacks.append(
+            "host code sizes a launch for 32-lane warps: the rules' translation is kept"
+        )
+        return base
     return whole
+
+
+def _host_sizing_left(
+    data: bytes, result: bytes, changed_lines: list[tuple[int, int]], path: str, settings: Settings
+) -> bool:
+    """Whether ``result`` still has host code sizing a launch for 32-lane warps.
+
+    A warning in a declaration the model did not change is still there; one in a
+    declaration it changed counts if the rules still report it in ``result``.
+    """
+    from .rules import translate_bytes as rules
+
+    def host(diagnostics: Any) -> list[Any]:
+        return [d for d in diagnostics if d.severity == "warning" and d.rule == HOST_RULE]
+
+    flagged = host(rules(data, path, settings).diagnostics)
+    if any(not any(a <= d.line <= b for a, b in changed_lines) for d in flagged):
+        return True
+    return bool(flagged) and bool(host(rules(result, path, settings).diagnostics))

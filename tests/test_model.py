@@ -239,3 +239,74 @@ def test_import_does_not_load_onnxruntime() -> None:
     code = "import sys, cass_build; print('onnxruntime' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# A small program: one warp per row of a matrix-vector product, and a launch sized for
+# 32-lane warps (`threads / 32` rows per block). The model makes the kernel wave-size
+# agnostic (one row per 64-lane wave on AMD), which the host's grid does not follow.
+HOST_SIZED = b"""\
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <vector>
+
+__global__ void gpuRowSums(const int* A, const int* xv, int* outv, int rows, int cols) {
+  int lane = threadIdx.x % 32;
+  int row = blockIdx.x * (blockDim.x / 32) + (threadIdx.x / 32);
+  if (row >= rows) return;  // the whole warp leaves together
+  int begin = row * cols;
+  int v = 0;
+  for (int c = lane; c < cols; c += 32) v += A[begin + c] * xv[c];
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(~0u, v, offset);
+  if (lane == 0) outv[row] = v;
+}
+
+int main() {
+  const int rows = 100;
+  const int cols = 64;
+  const int threads = 128;
+  std::vector<int> hostA(rows * cols, 1), hostX(cols, 2), hostY(rows);
+  int *dA = nullptr, *dX = nullptr, *dY = nullptr;
+  cudaMalloc(&dA, rows * cols * sizeof(int));
+  cudaMalloc(&dX, cols * sizeof(int));
+  cudaMalloc(&dY, rows * sizeof(int));
+  cudaMemcpy(dA, hostA.data(), rows * cols * sizeof(int), cudaMemcpyHostToDevice);
+  cudaMemcpy(dX, hostX.data(), cols * sizeof(int), cudaMemcpyHostToDevice);
+  const int rowsPerBlock = threads / 32;
+  gpuRowSums<<<(rows + rowsPerBlock - 1) / rowsPerBlock, threads>>>(dA, dX, dY, rows, cols);
+  cudaMemcpy(hostY.data(), dY, rows * sizeof(int), cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int r = 0; r < rows; ++r) bad += hostY[r] != 2 * cols;
+  printf("%s\n", bad ? "FAIL" : "PASS");
+  cudaFree(dA);
+  cudaFree(dX);
+  cudaFree(dY);
+  return bad != 0;
+}
+"""
+HOST_FALLBACK = "host code sizes a launch for 32-lane warps: the rules' translation is kept"
+
+
+def test_host_sizing_for_32_lanes_keeps_the_rules_translation() -> None:
+    settings = Settings()
+    ruled = rules_translate(HOST_SIZED, "rows.cu", settings)
+    host = [(d.line, d.severity) for d in ruled.diagnostics if d.rule == "cass-host-warp-count"]
+    assert host == [(27, "warning")]
+    stats = UnitStats()
+    out = model_translate(HOST_SIZED, "rows.cu", settings, stats=stats)
+    assert stats.units == 1
+    assert stats.fallbacks == [HOST_FALLBACK]
+    assert out == ruled.data
+    # The same program sized by the device's warp size: the model's kernel stands.
+    sized = HOST_SIZED.replace(
+        b"  const int rowsPerBlock = threads / 32;\n",
+        b"  int ws = 0;\n"
+        b"  cudaDeviceGetAttribute(&ws, cudaDevAttrWarpSize, 0);\n"
+        b"  const int rowsPerBlock = threads / ws;\n",
+    )
+    ruled = rules_translate(sized, "rows.cu", settings)
+    assert not [d for d in ruled.diagnostics if d.rule == "cass-host-warp-count"]
+    stats = UnitStats()
+    out = model_translate(sized, "rows.cu", settings, stats=stats)
+    assert stats.fallbacks == []
+    assert out != ruled.data
+    assert b"int lane = threadIdx.x % warpSize;" in out

@@ -138,6 +138,12 @@ def test_unsupported_and_ptx_are_errors() -> None:
             "cass-shfl-offset",
         ),
         ("__shared__ float s[warpSize];", "cass-warpsize-constant"),
+        (
+            "__global__ void k(int* o) { o[threadIdx.x / 32] = __shfl_sync(0xffffffff, 1, 0); }\n"
+            "int main() { const int perBlock = 256 / 32; k<<<1000 / perBlock, 256>>>(0); }",
+            "cass-host-warp-count",
+        ),
+        ("void f(int n) { int warps = n / 32; k<<<warps, 256>>>(); }", "cass-host-warp-count"),
         ("if (mask == 0xffffffff) {}", "cass-warp-mask32"),
         ("unsigned m = 1u << lane;", "cass-lane-mask-width"),
         ("texture<float, 1, cudaReadModeElementType> t;", "cass-texture-reference"),
@@ -157,10 +163,15 @@ def test_hazards(source: str, rule: str) -> None:
         "if (lane < warpSize) {}",
         "unsigned long long b = __ballot_sync(0xffffffff, p);",
         "uint32_t h = seed ^ 0xffffffff;",
+        # 32x32 tiles for a kernel the file does not show to work per warp.
+        "void f(int n) { dim3 g((n + 31) / 32, n / 32); k<<<g, dim3(32, 8)>>>(); }",
+        "__global__ void k(int* o) { o[0] = __shfl_sync(0xffffffff, 1, 0); }\n"
+        'void f(int n) { printf("%d", n / 32); k<<<(n + 255) / 256, 256, 256 / 32>>>(0); }',
     ],
 )
 def test_no_false_alarms(source: str) -> None:
     hazards = {
+        "cass-host-warp-count",
         "cass-warp-lane-arith",
         "cass-warpsize-constant",
         "cass-ballot-width",
@@ -168,6 +179,19 @@ def test_no_false_alarms(source: str) -> None:
         "cass-shfl-offset",
     }
     assert hazards.isdisjoint(rules(source, NEW))
+
+
+def test_host_warp_count_is_reported_with_either_launch_syntax() -> None:
+    src = (
+        "__global__ void k(int* o) { o[threadIdx.x % 32] = 1; }\n"
+        "void run(int* o, int rows) {\n  int grid = rows * 32 / 256;\n  k<<<grid, 256>>>(o);\n}\n"
+    )
+    for syntax in ("chevrons", "ggl"):
+        t = translate(src, path="k.cu", options=Settings(launch_syntax=syntax))
+        (d,) = [d for d in t.diagnostics if d.rule == "cass-host-warp-count"]
+        assert (d.line, d.column, d.severity) == (3, 21, "warning")
+        assert str(d).startswith("k.cu:3:21: warning: '* 32' sizes the launch of 'k' for 32-lane")
+        assert "int grid = rows * 32 / 256;" in t.text  # host code is not rewritten
 
 
 def test_diagnostic_positions() -> None:

@@ -71,6 +71,7 @@ WARP_RULES = frozenset(
         "cass-shfl-width",
         "cass-shfl-offset",
         "cass-warpsize-constant",
+        "cass-host-warp-count",
     }
 )
 _CONTAM_SUFFIXES = {".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".c"}
@@ -514,8 +515,10 @@ def build(
                     continue
                 if is_naive:
                     _, ndiags = _translate(text, settings)
-                    # No diagnostic: host code sizing grids for 32 lanes, which CASS does
-                    # not flag; device code falls back to the synthesizer's classes.
+                    # No diagnostic: host code sizing grids for 32 lanes, which CASS flags
+                    # (cass-host-warp-count) only where the unit shows a kernel working
+                    # per warp or names warps; device code falls back to the
+                    # synthesizer's classes.
                     device = b"__global__" in text or b"__device__" in text
                     hazards = _hazards_of(ndiags) or (
                         list(f.labels) if device else ["host-warp-size"]

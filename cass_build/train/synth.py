@@ -1121,6 +1121,7 @@ def fam_warp_rows(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         "}",
     ]
     if w.naive:
+        w.labels.add("cass-host-warp-count")
         rpb = f"const int rowsPerBlock = {nm.threads} / 32;"
         pre = [rpb]
     else:
@@ -1198,6 +1199,7 @@ def fam_warp_rows_norm(rng: random.Random, nm: Names, w: Warp, st: Style) -> Par
     ]
     if w.naive:
         w.labels.add("cass-lane0-broadcast")
+        w.labels.add("cass-host-warp-count")
         pre = ["const int lanes = 32;"]
     else:
         pre = [

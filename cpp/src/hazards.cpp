@@ -1,7 +1,9 @@
 // Scanners for code that compiles on AMD but computes something else: CUDA's
 // 32-lane warp baked into masks, lane arithmetic and loop bounds, plus inline
 // PTX and texture references, which do not carry over at all.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "rewriter_impl.hpp"
 
@@ -579,6 +581,277 @@ void Rewriter::hazard_texture(int i) {
     diag(i, Severity::Warning, "texture-reference",
          std::string(text(i)) +
              " references are deprecated in HIP and removed in CUDA 12; use texture objects");
+}
+
+namespace {
+
+// Warp-level intrinsics, CUDA's and HIP's: a function calling one works per warp.
+bool warp_intrinsic(std::string_view w) {
+    for (const std::string_view part :
+         {"shfl", "ballot", "activemask", "syncwarp", "match_any", "match_all"}) {
+        if (w.find(part) != std::string_view::npos) return true;
+    }
+    return w == "__any_sync" || w == "__all_sync" || w == "__any" || w == "__all";
+}
+
+}  // namespace
+
+// Whether the function whose body opens at `body` is device code (__global__,
+// __device__, __host__ __device__): a launch there is dynamic parallelism.
+bool Rewriter::device_function(int body) const {
+    const int close = prev_sig(body);
+    const int open = is_punct(close, ")") ? match(close) : -1;
+    const int name = open >= 0 ? prev_sig(open) : -1;
+    if (!is_ident(name)) return false;
+    for (int k = statement_begin(name); k >= 0 && k < name; k = next_sig(k)) {
+        if (is_ident(k) && (text(k) == "__global__" || text(k) == "__device__")) return true;
+    }
+    return false;
+}
+
+// The body ('{') of the function the file defines under the name at token `name`, or -1.
+int Rewriter::function_named(int name) {
+    (void)function_body(name);  // lists the bodies
+    for (const auto& [open, close] : bodies_) {
+        const int paren = prev_sig(open);
+        const int po = is_punct(paren, ")") ? match(paren) : -1;
+        const int n = po >= 0 ? prev_sig(po) : -1;
+        if (is_ident(n) && toks_[n].link == toks_[name].link) return open;
+    }
+    return -1;
+}
+
+// A name for the lanes of a warp that the file sets to 32: `#define WARP 32`,
+// `constexpr int kWarpSize = 32;`, `const int lanes = 32;`.
+bool Rewriter::named_32(int i) {
+    if (!is_ident(i) || !lanes(i)) return false;
+    const int y = toks_[i].link;
+    const auto found = named_32_.find(y);
+    if (found != named_32_.end()) return found->second;
+    bool is32 = false;
+    const auto is_32 = [&](int k) {
+        return k >= 0 && toks_[k].kind == TokenKind::Number && literal_value(text(k)) == 32;
+    };
+    for (int k = 0; k < ntok_ && !is32; ++k) {
+        if (!is_ident(k) || toks_[k].link != y) continue;
+        const int n = next_sig(k);
+        if (is_punct(n, "=")) {
+            const int v = next_sig(n);
+            is32 = is_32(v) && (is_punct(next_sig(v), ";") || is_punct(next_sig(v), ","));
+        } else if (is_32(n) && in_directive(k) && is_ident(prev_sig(k)) &&
+                   text(prev_sig(k)) == "define") {
+            int e = n + 1;  // the directive ends right after the 32
+            while (e < ntok_ && toks_[e].kind == TokenKind::Comment) ++e;
+            is32 = e >= ntok_ || toks_[e].kind == TokenKind::Newline;
+        }
+    }
+    named_32_.emplace(y, is32);
+    return is32;
+}
+
+// Whether the function whose body opens at `body` works per warp: it calls a warp
+// intrinsic, names warpSize or a warp-size constant, groups lanes by a literal 32
+// (`% 32`, `/ 32`, `& 31`, `>> 5`), or calls a function of the file that does.
+bool Rewriter::warp_function(int body, int depth) {
+    if (depth == 0) {
+        const auto found = warp_fns_.find(body);
+        if (found != warp_fns_.end()) return found->second;
+    }
+    bool warp = false;
+    const int end = match(body);
+    for (int k = next_sig(body); k >= 0 && k < end && !warp; k = next_sig(k)) {
+        if (toks_[k].kind == TokenKind::Number) {
+            const long long v = literal_value(text(k));
+            const int op = prev_sig(k);
+            warp = (v == 32 && (is_punct(op, "%") || is_punct(op, "/"))) ||
+                   (v == 31 && is_punct(op, "&")) || (v == 5 && is_punct(op, ">>"));
+            continue;
+        }
+        if (!is_ident(k)) continue;
+        if (has_flag(k, kSymWarpSize) || warp_intrinsic(text(k)) || named_32(k)) {
+            warp = true;
+        } else if (depth < 2 && is_punct(next_sig(k), "(")) {
+            const int callee = function_named(k);
+            warp = callee >= 0 && callee != body && warp_function(callee, depth + 1);
+        }
+    }
+    if (depth == 0) warp_fns_.emplace(body, warp);
+    return warp;
+}
+
+// The first `/ 32`, `* 32`, `32 *`, `>> 5` or `<< 5` (or the same with a warp-size
+// constant for the 32) in tokens [first, last] of host function `body`, following
+// each variable to its assignments before token `before` (in the function, else a
+// file-scope constant or macro) and each parameter to the function's calls; -1 for
+// none. `seen` holds the assignments and calls already followed.
+int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth,
+                          std::vector<int>& seen) {
+    if (first < 0 || last < first || body < 0) return -1;
+    for (int k = first; k >= 0 && k <= last; k = next_sig(k)) {
+        const int p = prev_sig(k);
+        const int n = next_sig(k);
+        const bool scaled = is_punct(p, "/") || is_punct(p, "*") || is_punct(p, "/=") ||
+                            is_punct(p, "*=") || is_punct(n, "*");
+        if (toks_[k].kind == TokenKind::Number) {
+            const long long v = literal_value(text(k));
+            const bool shift =
+                is_punct(p, ">>") || is_punct(p, "<<") || is_punct(p, ">>=") || is_punct(p, "<<=");
+            if ((v == 32 && scaled) || (v == 5 && shift)) return k;
+            continue;
+        }
+        if (!is_ident(k)) continue;
+        if (named_32(k)) {
+            if (scaled) return k;
+            continue;
+        }
+        if (depth >= 4 || is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::") ||
+            is_punct(n, "(") || is_punct(n, "::")) {
+            continue;  // a member, a call, a qualifier
+        }
+        const int y = toks_[k].link;
+        // [from, to] of each assignment to the variable: `x = e`, `x /= e` (the
+        // operator kept), `dim3 x(e1, e2)`, `dim3 x{...}`.
+        const auto follow = [&](int d) -> int {
+            if (std::find(seen.begin(), seen.end(), d) != seen.end()) return -1;
+            const int op = next_sig(d);
+            int from = -1;
+            int to = -1;
+            if (is_punct(op, "=") || is_punct(op, "/=") || is_punct(op, "*=") ||
+                is_punct(op, ">>=") || is_punct(op, "<<=")) {
+                from = is_punct(op, "=") ? next_sig(op) : op;
+                for (int e = from; e >= 0; e = next_sig(e)) {
+                    if (is_punct(e, ";") || is_punct(e, ",") || is_punct(e, ")") ||
+                        is_punct(e, "}") || is_punct(e, "]") ||
+                        (in_directive(e) && !in_directive(d))) {
+                        break;
+                    }
+                    if ((is_punct(e, "(") || is_punct(e, "[") || is_punct(e, "{")) &&
+                        match(e) > e) {
+                        e = match(e);
+                    }
+                    to = e;
+                }
+            } else if ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_sig(d)) &&
+                       match(op) > op) {
+                from = next_sig(op);
+                to = prev_sig(match(op));
+            } else if (in_directive(d) && is_ident(prev_sig(d)) && text(prev_sig(d)) == "define") {
+                from = next_sig(d);  // #define BLOCKS (N / 32): the rest of the line
+                for (int e = d + 1; e < ntok_ && toks_[e].kind != TokenKind::Newline; ++e) {
+                    if (toks_[e].significant()) to = e;
+                }
+            } else {
+                return -1;
+            }
+            seen.push_back(d);
+            return sizes_by_32(from, to, body, d, depth + 1, seen);
+        };
+        bool defined = false;
+        for (int d = next_sig(body); d >= 0 && d < before; d = next_sig(d)) {
+            if (d == k || !is_ident(d) || toks_[d].link != y || is_punct(prev_sig(d), ".") ||
+                is_punct(prev_sig(d), "->")) {
+                continue;
+            }
+            const int op = next_sig(d);
+            defined = defined || is_punct(op, "=") ||
+                      ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_sig(d)));
+            const int hit = follow(d);
+            if (hit >= 0) return hit;
+        }
+        if (defined) continue;
+        // A parameter: what the function's callers pass.
+        const int close = prev_sig(body);
+        const int open = is_punct(close, ")") ? match(close) : -1;
+        const int fn = open >= 0 ? prev_sig(open) : -1;
+        int index = 0;
+        bool param = false;
+        for (int q = next_sig(open); open >= 0 && q >= 0 && q < close && !param; q = next_sig(q)) {
+            if (is_punct(q, ",")) {
+                ++index;
+            } else if ((is_punct(q, "(") || is_punct(q, "[") || is_punct(q, "{")) && match(q) > q) {
+                q = match(q);
+            } else {
+                param = is_ident(q) && toks_[q].link == y;
+            }
+        }
+        if (param && is_ident(fn)) {
+            if (!calls_known_) {  // every `name(`, by name, once per file
+                calls_known_ = true;
+                for (int c = 0; c < ntok_; ++c) {
+                    if (is_ident(c) && is_punct(next_sig(c), "(")) {
+                        calls_[toks_[c].link].push_back(c);
+                    }
+                }
+            }
+            const auto calls = calls_.find(toks_[fn].link);
+            const std::vector<int> none;
+            for (const int c : calls == calls_.end() ? none : calls->second) {
+                if (c == fn || std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
+                const int caller = function_body(c);
+                if (caller < 0 || device_function(caller)) continue;
+                const std::vector<Arg> args = call_args(next_sig(c));
+                if (static_cast<std::size_t>(index) >= args.size()) continue;
+                seen.push_back(c);
+                const int hit = sizes_by_32(args[static_cast<std::size_t>(index)].first,
+                                            args[static_cast<std::size_t>(index)].last, caller, c,
+                                            depth + 1, seen);
+                if (hit >= 0) return hit;
+            }
+            continue;
+        }
+        // A file-scope constant or a macro: its first occurrence defines it.
+        const std::uint32_t at = syms_[static_cast<std::size_t>(y)].begin;
+        const Tok* found = std::lower_bound(
+            toks_, toks_ + ntok_, at, [](const Tok& t, std::uint32_t b) { return t.begin < b; });
+        const int d = static_cast<int>(found - toks_);
+        if (d < ntok_ && d < before && is_ident(d) && toks_[d].link == y && function_body(d) < 0) {
+            const int hit = follow(d);
+            if (hit >= 0) return hit;
+        }
+    }
+    return -1;
+}
+
+// kernel<<<grid, block>>> in host code, where the grid or the block is computed
+// with / 32, * 32, >> 5 or << 5 (in the launch, or in the variables, constants and
+// parameters it reads), while the kernel works per warp or the arithmetic names
+// warps or lanes: the launch is sized for 32-lane warps. Host code is not
+// rewritten: which 32 is a warp is for the program to say.
+void Rewriter::hazard_launch(int i) {
+    const int close = match(i);
+    if (close < 0 || dead_) return;
+    const int body = function_body(i);
+    if (body < 0 || device_function(body)) return;
+    bool templated = false;
+    const int last = prev_sig(i);
+    if (last < 0 || kernel_start(last, &templated) < 0) return;
+    const int name = is_ident(last) ? last : prev_sig(template_open(last));
+    if (!is_ident(name)) return;
+    const int kernel = function_named(name);
+    const bool per_warp = kernel >= 0 && warp_function(kernel, 0);
+    const std::vector<Arg> config = call_args(i);
+    std::vector<int> seen;
+    for (std::size_t a = 0; a < config.size() && a < 2; ++a) {  // the grid and the block
+        const int hit = sizes_by_32(config[a].first, config[a].last, body, i, 0, seen);
+        if (hit < 0 || host_reported_.count(hit) != 0) continue;
+        if (!per_warp && !named_32(hit) && !lane_statement(hit)) continue;
+        host_reported_.insert(hit);
+        const int op = prev_sig(hit);
+        const bool before_op = op < 0 || toks_[op].kind != TokenKind::Punct ||
+                               !(is_punct(op, "/") || is_punct(op, "*") || is_punct(op, "/=") ||
+                                 is_punct(op, "*=") || is_punct(op, ">>") || is_punct(op, "<<") ||
+                                 is_punct(op, ">>=") || is_punct(op, "<<="));
+        const std::string what =
+            before_op ? std::string(text(hit)) + " " + std::string(text(next_sig(hit)))
+                      : std::string(text(op)) + " " + std::string(text(hit));
+        diag(hit, Severity::Warning, "host-warp-count",
+             "'" + what + "' sizes the launch of '" + std::string(text(name)) +
+                 "' for 32-lane warps" + (per_warp ? ", and the kernel works per warp" : "") +
+                 ": where the kernel counts lanes by warpSize, a block holds half the waves this "
+                 "launch assumes on AMD's 64-lane wavefronts. Size it by the device's warp size "
+                 "(cudaDeviceGetAttribute with cudaDevAttrWarpSize, or cudaDeviceProp::warpSize; "
+                 "hipDeviceGetAttribute, hipDeviceProp_t::warpSize in HIP)");
+    }
 }
 
 }  // namespace cass::detail

@@ -1120,6 +1120,7 @@ void Rewriter::walk() {
                 }
                 break;
             case TokenKind::LaunchOpen:
+                hazard_launch(i);
                 if (o_.launch == LaunchSyntax::GGL) on_launch(i);
                 break;
             default:

@@ -153,6 +153,14 @@ public:
     void hazard_broadcast(int i, const std::vector<Arg>& args, bool has_mask);
     void hazard_warp_size(int i);
     void hazard_texture(int i);
+    void hazard_launch(int i);
+    // Host code that sizes a launch for 32-lane warps (hazards.cpp).
+    [[nodiscard]] int sizes_by_32(int first, int last, int body, int before, int depth,
+                                  std::vector<int>& seen);
+    [[nodiscard]] bool named_32(int i);
+    [[nodiscard]] bool warp_function(int body, int depth);
+    [[nodiscard]] bool device_function(int body) const;
+    [[nodiscard]] int function_named(int name);
     // Rewrites that make 32-lane code warp-size-agnostic (hazards.cpp).
     [[nodiscard]] int operand_start(int last) const;
     [[nodiscard]] bool binds_alone(int before, int op_prec) const;
@@ -212,7 +220,12 @@ public:
     std::vector<std::pair<int, int>> bodies_;  // function bodies' braces, once asked
     bool bodies_known_ = false;
     std::unordered_map<int, FnLanes> fn_lanes_;
-    int runtime_ = -1;  // family index inline PTX is counted under
+    std::unordered_map<int, bool> warp_fns_;           // function body -> works per warp
+    std::unordered_map<int, bool> named_32_;           // symbol -> a lane or warp name set to 32
+    std::unordered_map<int, std::vector<int>> calls_;  // symbol -> its `name(` tokens, once asked
+    bool calls_known_ = false;
+    std::unordered_set<int> host_reported_;  // tokens a host-warp-count warning names
+    int runtime_ = -1;                       // family index inline PTX is counted under
 
     std::unordered_set<const Entry*> noted_;
     std::unordered_set<std::string_view> once_;  // rules reported once per file
