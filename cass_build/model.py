@@ -395,6 +395,15 @@ def translate_bytes(
             continue
         whole = whole[:at] + translated + whole[at + len(draft) :]
         pos = at + len(translated)
+    if changes and not every_unit and (used := _warp_constant_left(data, whole, path, settings)):
+        # The model made code wave-size agnostic, but a constant that fixes the warp at 32
+        # lanes still drives other code (`#define WARP 32` beside `threadIdx.x & (WARP - 1)`
+        # after a reduction was widened to 64 lanes: two lanes of each wave add their sums,
+        # seen on the held-out programs). The rules' translation keeps one assumption.
+        stats.fallbacks.append(
+            f"'{used}' still fixes the warp at 32 lanes: the rules' translation is kept"
+        )
+        return base
     if changes and not every_unit and _host_sizing_left(data, whole, changed_lines, path, settings):
         # The model made a kernel wave-size agnostic, but host code still sizes a launch
         # for 32-lane warps (`block / 32` rows per block): half the waves the launch
@@ -405,6 +414,28 @@ def translate_bytes(
         )
         return base
     return whole
+
+
+def _warp_constant_left(data: bytes, result: bytes, path: str, settings: Settings) -> str:
+    """The name of a constant fixing the warp size at 32 that ``result`` still uses, or "".
+
+    The rules flag its definition (``cass-warp-size-literal``); a use besides the
+    definition means code still written for 32 lanes.
+    """
+    import re
+
+    from .rules import translate_bytes as rules
+
+    for d in rules(data, path, settings).diagnostics:
+        if d.rule != "cass-warp-size-literal":
+            continue
+        named = re.match(r"'([A-Za-z_]\w*)' fixes the warp size at 32", d.message)
+        if named is None:
+            continue
+        name = named.group(1)
+        if len(re.findall(rb"\b" + re.escape(name.encode()) + rb"\b", result)) > 1:
+            return name
+    return ""
 
 
 def _host_sizing_left(

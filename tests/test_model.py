@@ -310,3 +310,67 @@ def test_host_sizing_for_32_lanes_keeps_the_rules_translation() -> None:
     assert stats.fallbacks == []
     assert out != ruled.data
     assert b"int lane = threadIdx.x % warpSize;" in out
+
+
+# A block-wide sum: a helper reduces each warp, lane 0 of each warp adds its total. The
+# warp size is one macro, used in the helper and in the kernel's lane-0 test.
+MACRO_WARP = b"""#include <cuda_runtime.h>
+#include <cstdio>
+
+#define FULL_MASK 0xffffffffu
+#define WARP 32
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+#pragma unroll
+    for (int off = WARP / 2; off > 0; off /= 2) {
+        v += __shfl_down_sync(FULL_MASK, v, off);
+    }
+    return v;
+}
+
+__global__ void accumulate(const int* vals, unsigned long long* outv, int N) {
+    unsigned long long x0 = 0;
+    for (int gi = blockIdx.x * blockDim.x + threadIdx.x; gi < N; gi += gridDim.x * blockDim.x)
+        x0 += vals[gi];
+    x0 = warp_sum(x0);
+    if ((threadIdx.x & (WARP - 1)) == 0) atomicAdd(outv, x0);
+}
+
+int main() {
+    const int n = 4096;
+    int* dv = nullptr;
+    unsigned long long* dsum = nullptr;
+    cudaMalloc(&dv, n * sizeof(int));
+    cudaMalloc(&dsum, sizeof(unsigned long long));
+    cudaMemset(dv, 0, n * sizeof(int));
+    cudaMemset(dsum, 0, sizeof(unsigned long long));
+    accumulate<<<8, 256>>>(dv, dsum, n);
+    unsigned long long sum = 1;
+    cudaMemcpy(&sum, dsum, sizeof sum, cudaMemcpyDeviceToHost);
+    printf("%s\\n", sum == 0 ? "PASS" : "FAIL");
+    return sum != 0;
+}
+"""
+
+
+def test_a_warp_constant_still_used_keeps_the_rules_translation() -> None:
+    """The model widens the helper to the device's warp size, but the kernel's lane-0
+    test still reads `WARP - 1`: on 64 lanes two lanes of each wave would add their sums."""
+    settings = Settings()
+    ruled = rules_translate(MACRO_WARP, "sum.cu", settings)
+    assert [d.rule for d in ruled.diagnostics if d.severity == "warning"] == [
+        "cass-warp-size-literal"
+    ]
+    stats = UnitStats()
+    out = model_translate(MACRO_WARP, "sum.cu", settings, stats=stats)
+    assert stats.units == 1  # the helper went to the model, and the model changed it
+    assert stats.fallbacks == [
+        "'WARP' still fixes the warp at 32 lanes: the rules' translation is kept"
+    ]
+    assert out == ruled.data
+    # With the lane-0 test written for any warp size, the model's helper stands.
+    agnostic = MACRO_WARP.replace(b"(threadIdx.x & (WARP - 1))", b"(threadIdx.x % warpSize)")
+    stats = UnitStats()
+    out = model_translate(agnostic, "sum.cu", settings, stats=stats)
+    assert stats.fallbacks == []
+    assert b"for (int off = warpSize / 2; off > 0; off /= 2)" in out
