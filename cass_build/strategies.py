@@ -75,6 +75,20 @@ def _core_stamp() -> str:
     return f"{spec.origin}:{st.st_size}:{st.st_mtime_ns}"
 
 
+def _python_stamp(*modules: str) -> str:
+    """The identity of this package's Python modules that shape a strategy's output: an
+    upgraded runtime (a new fallback guard) must not reuse translations cached before it."""
+    here = Path(__file__).parent
+    parts = []
+    for name in modules:
+        try:
+            st = (here / f"{name}.py").stat()
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:-")
+    return ",".join(parts)
+
+
 class RulesStrategy:
     name = "rules"
 
@@ -84,7 +98,7 @@ class RulesStrategy:
     def fingerprint(self) -> str:
         from .tables import tables_digest
 
-        return f"rules:{tables_digest()}:{_core_stamp()}"
+        return f"rules:{tables_digest()}:{_core_stamp()}:{_python_stamp('rules')}"
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from .rules import translate_bytes
@@ -155,7 +169,8 @@ class ModelStrategy:
                 digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
             except OSError:
                 digest.update(b"-")
-        return "model:" + digest.hexdigest()[:16] + ":" + _core_stamp()
+        stamp = _python_stamp("model", "units", "rules")
+        return "model:" + digest.hexdigest()[:16] + ":" + _core_stamp() + ":" + stamp
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from .errors import CassError
