@@ -192,13 +192,9 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _write(path: Path, entry: dict[str, Any]) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(entry))
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only cache only costs the probe next time
+    from .cache import store_quietly
+
+    store_quietly(path, json.dumps(entry).encode())  # read-only: the probe runs next time
 
 
 @contextlib.contextmanager

@@ -45,6 +45,18 @@ def cache_dir() -> Path:
     return Path(user_cache_dir("cass", appauthor=False))
 
 
+def store_quietly(path: Path, data: bytes) -> None:
+    """Write a derived file (a parsed table, a probed compiler command) atomically; a
+    read-only or full cache only costs recomputing it next time, so errors are ignored."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
 @dataclass(frozen=True)
 class CacheInfo:
     path: Path

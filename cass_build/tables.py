@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import marshal
-import os
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
@@ -217,13 +216,9 @@ def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
         (f.name, f.title, list(f.hip_headers), [astuple(r) for r in f.rows], list(f.prefixes))
         for f in families
     ]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(raw))
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only cache only costs the parse next time
+    from .cache import store_quietly
+
+    store_quietly(path, marshal.dumps(raw))  # read-only: the tables are parsed next time
 
 
 @functools.cache
