@@ -1,7 +1,7 @@
 """The compile command: clang with hipcc's flags, asked of hipcc once and cached.
 
-Real hipcc (the suite's machine has Debian's ROCm 5.2 under /usr); a fake hipcc
-stands for one whose command cannot be read, to show the fallback.
+Real hipcc (the suite's machine has Debian's ROCm 5.2 under /usr); /bin/true, which
+prints nothing, stands for a hipcc whose command cannot be read, to show the fallback.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,20 +103,30 @@ def test_off_switch_runs_hipcc(
     assert not (cache_dir / "drivers").exists()
 
 
+def counted_probes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the real probes (``_driver._probe``) that the test's calls make."""
+    calls: list[int] = []
+    real = _driver._probe
+
+    def probe(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_driver, "_probe", probe)
+    return calls
+
+
 def test_unreadable_hipcc_falls_back_and_is_not_asked_again(
-    tmp_path: Path, cache_dir: Path
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = tmp_path / "calls"
-    fake = tmp_path / "bin" / "hipcc"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\necho run >> {calls}\necho 'clang version 99'\n")
-    fake.chmod(0o755)
-    tc = HipToolchain(fake, tmp_path, "rocm", (9, 9, 9), None)
+    # /bin/true stands for a hipcc whose command cannot be read: it prints nothing.
+    tc = HipToolchain(Path("/bin/true"), tmp_path, "rocm", (9, 9, 9), None)
+    probes = counted_probes(monkeypatch)
     args = ["-fsyntax-only", "--offload-arch=gfx90a", "-x", "hip", str(tmp_path / "k.hip")]
     for _ in range(2):
         argv, tool = _driver.compile_command(tc, args, source=len(args) - 1)
-        assert (argv, tool) == ([str(fake), *args], "hipcc")
-    assert calls.read_text() == "run\n"  # the failed probe is remembered
+        assert (argv, tool) == (["/bin/true", *args], "hipcc")
+    assert probes == [1]  # the failed probe is remembered
     [entry] = (cache_dir / "drivers").glob("*.json")
     assert "printed no command" in json.loads(entry.read_text())["fallback"]
 
@@ -141,15 +152,20 @@ def test_cache_dir_is_platformdirs_answer(monkeypatch: pytest.MonkeyPatch, xdg: 
     assert cache_dir() == expected
 
 
-def test_parallel_steps_wait_for_one_probe(tmp_path: Path, cache_dir: Path) -> None:
-    calls = tmp_path / "calls"
-    fake = tmp_path / "bin" / "hipcc"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\necho run >> {calls}\nsleep 0.5\n")
-    fake.chmod(0o755)
-    tc = HipToolchain(fake, tmp_path, "rocm", (9, 9, 9), None)
-    args = ["-fsyntax-only", "--offload-arch=gfx90a", "-x", "hip", str(tmp_path / "k.hip")]
+@needs_hipcc
+def test_parallel_steps_wait_for_one_probe(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert HIP is not None
+    probes = counted_probes(monkeypatch)
+    src = tmp_path / "k.hip"
+    src.write_text(KERNEL)
+    args = args_for(src, tmp_path / "k.o")
+
+    def tool(_: int) -> str:
+        return _driver.compile_command(HIP, args, source=len(args) - 3, output=len(args) - 1)[1]
+
     with ThreadPoolExecutor(3) as pool:
-        tools = list(pool.map(lambda _: _driver.compile_command(tc, args, source=4)[1], range(3)))
-    assert tools == ["hipcc"] * 3
-    assert calls.read_text() == "run\n"
+        tools = list(pool.map(tool, range(3)))
+    assert tools == ["clang"] * 3
+    assert probes == [1]  # the others waited on the lock and read its answer
