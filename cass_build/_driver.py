@@ -28,7 +28,6 @@ and shape of command line, and the steps run clang themselves:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -36,7 +35,7 @@ import re
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,15 +56,6 @@ _TEMP_NAME = re.compile(r"-[0-9a-f]{6}(?=[/.\"])")
 
 Command = tuple[list[str], str]
 """An argv to run, and the tool it runs: ``clang`` or ``hipcc``."""
-
-
-def _cache_root() -> Path | None:
-    from .cache import cache_dir
-
-    try:
-        return cache_dir()
-    except ImportError:  # platformdirs, where the platform needs it
-        return None
 
 
 def _stat(path: Path) -> str:
@@ -197,24 +187,6 @@ def _write(path: Path, entry: dict[str, Any]) -> None:
     store_quietly(path, json.dumps(entry).encode())  # read-only: the probe runs next time
 
 
-@contextlib.contextmanager
-def _locked(path: Path | None) -> Iterator[None]:
-    """An exclusive ``flock`` beside ``path``; none where it cannot be taken."""
-    fd = -1
-    if path is not None:
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
-    if fd < 0:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
 def compile_command(
     toolchain: HipToolchain, args: Sequence[str], *, source: int, output: int | None = None
 ) -> Command:
@@ -225,12 +197,15 @@ def compile_command(
         return hipcc
     env = _env(toolchain)
     slots = _slots(args, source, output)
-    root = _cache_root()
+    from .cache import derived_dir, locked
+
+    root = derived_dir()
     key = _key(toolchain, _shape(slots, source, output), env)
     path = root / "drivers" / f"{key}.json" if root else None
     entry = _read(path) if path else None
     if entry is None:
-        with _locked(path):  # parallel steps of a cold build wait for one probe
+        # Parallel steps of a cold build wait for one probe.
+        with locked(path.with_suffix(".lock")) if path else contextlib.nullcontext():
             entry = _read(path) if path else None
             if entry is None:
                 entry = _probe(toolchain, slots, source, output, env)

@@ -45,6 +45,32 @@ def cache_dir() -> Path:
     return Path(user_cache_dir("cass", appauthor=False))
 
 
+def derived_dir() -> Path | None:
+    """Where derived files (parsed tables, probed compiler commands) go; None where no cache
+    directory can be named (platformdirs missing on a platform that needs it)."""
+    try:
+        return cache_dir()
+    except ImportError:
+        return None
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``path`` (created): one process computes, the others wait
+    and then read; where the lock cannot be taken, correctness holds through atomic renames."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def store_quietly(path: Path, data: bytes) -> None:
     """Write a derived file (a parsed table, a probed compiler command) atomically; a
     read-only or full cache only costs recomputing it next time, so errors are ignored."""
@@ -118,17 +144,8 @@ class Cache:
     @contextlib.contextmanager
     def lock(self, key: str) -> Iterator[None]:
         """Hold the lock for ``key``: one process translates, the others then read."""
-        try:
-            self.locks.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.locks / f"{key[:16]}.lock", os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError:
-            yield  # no lock directory: correctness holds through atomic renames
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with locked(self.locks / f"{key[:16]}.lock"):
             yield
-        finally:
-            os.close(fd)  # closing releases the lock
 
     def info(self) -> CacheInfo:
         count = size = 0

@@ -28,6 +28,10 @@ from typing import TYPE_CHECKING, Any
 from .errors import CassError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .diagnostics import Diagnostic
+    from .rules import RuleResult
     from .settings import Settings
 
 __all__ = ["ModelError", "Runner", "UnitStats", "load", "model_dir", "translate_bytes"]
@@ -335,7 +339,7 @@ def translate_bytes(
     use_draft: bool = True,
     stats: UnitStats | None = None,
     every_unit: bool = False,
-    whole: bytes | None = None,
+    ruled: RuleResult | None = None,
 ) -> bytes:
     """Translate a whole source: the rules' text, with the model's version of each
     declaration where the rules left a warp-size hazard warning.
@@ -343,7 +347,7 @@ def translate_bytes(
     The model learned from synthesized programs; on code unlike them it can rewrite a
     correct declaration into a wrong one, and a declaration with no hazard has
     nothing for it to fix. ``every_unit`` sends every declaration to the model (the
-    held-out measurements use it); ``whole`` is the file's rules translation when the
+    held-out measurements use it); ``ruled`` is the file's rules translation when the
     caller already has it.
     """
     from .rules import translate_bytes as rules
@@ -353,8 +357,9 @@ def translate_bytes(
     # The rules see the whole file (some of their decisions look beyond one
     # declaration); the model's accepted changes are spliced into that text, each
     # where its declaration's own rules translation appears.
-    if whole is None:  # the caller may already hold the file's rules translation
-        whole = rules(data, path, settings).data
+    if ruled is None:  # the caller may already hold the file's rules translation
+        ruled = rules(data, path, settings)
+    whole = ruled.data
     changes: list[tuple[bytes, bytes]] = []
     changed_lines: list[tuple[int, int]] = []  # the CUDA lines of each changed declaration
     kept_hazard = False  # a flagged declaration the model left as the rules had it
@@ -386,7 +391,6 @@ def translate_bytes(
         # translation alone (seen on the held-out programs), so the file keeps the rules'.
         stats.fallbacks.append("partial hazard fix: the rules' translation is kept")
         return whole
-    base = whole
     pos = 0
     for draft, translated in changes:
         at = whole.find(draft, pos)
@@ -395,7 +399,9 @@ def translate_bytes(
             continue
         whole = whole[:at] + translated + whole[at + len(draft) :]
         pos = at + len(translated)
-    if changes and not every_unit and (used := _warp_constant_left(data, whole, path, settings)):
+    if not changes or every_unit:
+        return whole
+    if used := _warp_constant_left(data, whole, ruled.diagnostics):
         # The model made code wave-size agnostic, but a constant that fixes the warp at 32
         # lanes still drives other code (`#define WARP 32` beside `threadIdx.x & (WARP - 1)`
         # after a reduction was widened to 64 lanes: two lanes of each wave add their sums,
@@ -403,8 +409,8 @@ def translate_bytes(
         stats.fallbacks.append(
             f"'{used}' still fixes the warp at 32 lanes: the rules' translation is kept"
         )
-        return base
-    if changes and not every_unit and _host_sizing_left(data, whole, changed_lines, path, settings):
+        return ruled.data
+    if _host_sizing_left(ruled.diagnostics, whole, changed_lines, path, settings):
         # The model made a kernel wave-size agnostic, but host code still sizes a launch
         # for 32-lane warps (`block / 32` rows per block): half the waves the launch
         # counts on never exist (seen on the held-out programs). The rules' translation
@@ -412,46 +418,52 @@ def translate_bytes(
         stats.fallbacks.append(
             "host code sizes a launch for 32-lane warps: the rules' translation is kept"
         )
-        return base
+        return ruled.data
     return whole
 
 
-def _warp_constant_left(data: bytes, result: bytes, path: str, settings: Settings) -> str:
+def _warp_constant_left(data: bytes, result: bytes, found: Sequence[Diagnostic]) -> str:
     """The name of a constant fixing the warp size at 32 that ``result`` still uses, or "".
 
-    The rules flag its definition (``cass-warp-size-literal``); a use besides the
-    definition means code still written for 32 lanes.
+    The rules flag its definition (``cass-warp-size-literal``, at the 32 of
+    `#define WARP 32` or `kWarpSize = 32`); a use besides the definition means code
+    still written for 32 lanes.
     """
     import re
 
-    from .rules import translate_bytes as rules
-
-    for d in rules(data, path, settings).diagnostics:
-        if d.rule != "cass-warp-size-literal":
+    lines = data.splitlines()
+    for d in found:
+        if d.rule != "cass-warp-size-literal" or not 0 < d.line <= len(lines):
             continue
-        named = re.match(r"'([A-Za-z_]\w*)' fixes the warp size at 32", d.message)
+        before = lines[d.line - 1][: d.column - 1]  # the source up to the 32
+        named = re.search(rb"([A-Za-z_]\w*)\s*=?\s*$", before)
         if named is None:
             continue
         name = named.group(1)
-        if len(re.findall(rb"\b" + re.escape(name.encode()) + rb"\b", result)) > 1:
-            return name
+        if len(re.findall(rb"\b" + re.escape(name) + rb"\b", result)) > 1:
+            return name.decode()
     return ""
 
 
 def _host_sizing_left(
-    data: bytes, result: bytes, changed_lines: list[tuple[int, int]], path: str, settings: Settings
+    found: Sequence[Diagnostic],
+    result: bytes,
+    changed_lines: list[tuple[int, int]],
+    path: str,
+    settings: Settings,
 ) -> bool:
     """Whether ``result`` still has host code sizing a launch for 32-lane warps.
 
-    A warning in a declaration the model did not change is still there; one in a
-    declaration it changed counts if the rules still report it in ``result``.
+    ``found`` are the rules' diagnostics of the source. A warning in a declaration the
+    model did not change is still there; one in a declaration it changed counts if the
+    rules still report it in ``result``.
     """
     from .rules import translate_bytes as rules
 
-    def host(diagnostics: Any) -> list[Any]:
+    def host(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
         return [d for d in diagnostics if d.severity == "warning" and d.rule == HOST_RULE]
 
-    flagged = host(rules(data, path, settings).diagnostics)
+    flagged = host(found)
     if any(not any(a <= d.line <= b for a, b in changed_lines) for d in flagged):
         return True
     return bool(flagged) and bool(host(rules(result, path, settings).diagnostics))

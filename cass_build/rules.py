@@ -56,11 +56,9 @@ def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple
 
 def _core_cache(directory: str | None) -> Path | None:
     """Keyed like translations (the tables' names, sizes and mtimes) and the row encoding."""
-    from .cache import cache_dir
+    from .cache import derived_dir
 
-    try:
-        root = cache_dir()
-    except ImportError:  # platformdirs, where the platform needs it
+    if (root := derived_dir()) is None:
         return None
     encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()))).encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]

@@ -181,7 +181,7 @@ class ModelStrategy:
         # describe the source (hazards, unsupported APIs): computed once for both.
         checked = rules(data, str(path), settings)
         try:
-            text = translate_bytes(data, str(path), settings, whole=checked.data)
+            text = translate_bytes(data, str(path), settings, ruled=checked)
         except CassError as exc:
             raise StrategyFailed(str(exc)) from None
         return Candidate(

@@ -188,11 +188,9 @@ _CACHE_FORMAT = 1
 
 def _cache_path(paths: list[Path]) -> Path | None:
     """Where the validated tables are cached, keyed by the tables' bytes."""
-    from .cache import cache_dir
+    from .cache import derived_dir
 
-    try:
-        root = cache_dir()
-    except ImportError:  # platformdirs, where the platform needs it
+    if (root := derived_dir()) is None:
         return None
     digest = hashlib.sha256(str(_CACHE_FORMAT).encode())
     for path in paths:

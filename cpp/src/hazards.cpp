@@ -596,13 +596,29 @@ bool warp_intrinsic(std::string_view w) {
 
 }  // namespace
 
-// Whether the function whose body opens at `body` is device code (__global__,
-// __device__, __host__ __device__): a launch there is dynamic parallelism.
-bool Rewriter::device_function(int body) const {
+// `/`, `*` and their assignments: an operator that scales a count.
+bool Rewriter::scales(int op) const {
+    return is_punct(op, "/") || is_punct(op, "*") || is_punct(op, "/=") || is_punct(op, "*=");
+}
+
+// `>>`, `<<` and their assignments: a shift by 5 scales by 32.
+bool Rewriter::shifts(int op) const {
+    return is_punct(op, ">>") || is_punct(op, "<<") || is_punct(op, ">>=") || is_punct(op, "<<=");
+}
+
+// The name token of the function whose body opens at `body` (`name(...) {`), or -1.
+int Rewriter::function_name(int body) const {
     const int close = prev_sig(body);
     const int open = is_punct(close, ")") ? match(close) : -1;
     const int name = open >= 0 ? prev_sig(open) : -1;
-    if (!is_ident(name)) return false;
+    return is_ident(name) ? name : -1;
+}
+
+// Whether the function whose body opens at `body` is device code (__global__,
+// __device__, __host__ __device__): a launch there is dynamic parallelism.
+bool Rewriter::device_function(int body) const {
+    const int name = function_name(body);
+    if (name < 0) return false;
     for (int k = statement_begin(name); k >= 0 && k < name; k = next_sig(k)) {
         if (is_ident(k) && (text(k) == "__global__" || text(k) == "__device__")) return true;
     }
@@ -613,10 +629,8 @@ bool Rewriter::device_function(int body) const {
 int Rewriter::function_named(int name) {
     (void)function_body(name);  // lists the bodies
     for (const auto& [open, close] : bodies_) {
-        const int paren = prev_sig(open);
-        const int po = is_punct(paren, ")") ? match(paren) : -1;
-        const int n = po >= 0 ? prev_sig(po) : -1;
-        if (is_ident(n) && toks_[n].link == toks_[name].link) return open;
+        const int n = function_name(open);
+        if (n >= 0 && toks_[n].link == toks_[name].link) return open;
     }
     return -1;
 }
@@ -690,13 +704,10 @@ int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth,
     for (int k = first; k >= 0 && k <= last; k = next_sig(k)) {
         const int p = prev_sig(k);
         const int n = next_sig(k);
-        const bool scaled = is_punct(p, "/") || is_punct(p, "*") || is_punct(p, "/=") ||
-                            is_punct(p, "*=") || is_punct(n, "*");
+        const bool scaled = scales(p) || is_punct(n, "*");
         if (toks_[k].kind == TokenKind::Number) {
             const long long v = literal_value(text(k));
-            const bool shift =
-                is_punct(p, ">>") || is_punct(p, "<<") || is_punct(p, ">>=") || is_punct(p, "<<=");
-            if ((v == 32 && scaled) || (v == 5 && shift)) return k;
+            if ((v == 32 && scaled) || (v == 5 && shifts(p))) return k;
             continue;
         }
         if (!is_ident(k)) continue;
@@ -762,7 +773,7 @@ int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth,
         // A parameter: what the function's callers pass.
         const int close = prev_sig(body);
         const int open = is_punct(close, ")") ? match(close) : -1;
-        const int fn = open >= 0 ? prev_sig(open) : -1;
+        const int fn = function_name(body);
         int index = 0;
         bool param = false;
         for (int q = next_sig(open); open >= 0 && q >= 0 && q < close && !param; q = next_sig(q)) {
@@ -774,7 +785,7 @@ int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth,
                 param = is_ident(q) && toks_[q].link == y;
             }
         }
-        if (param && is_ident(fn)) {
+        if (param && fn >= 0) {
             if (!calls_known_) {  // every `name(`, by name, once per file
                 calls_known_ = true;
                 for (int c = 0; c < ntok_; ++c) {
@@ -837,10 +848,7 @@ void Rewriter::hazard_launch(int i) {
         if (!per_warp && !named_32(hit) && !lane_statement(hit)) continue;
         host_reported_.insert(hit);
         const int op = prev_sig(hit);
-        const bool before_op = op < 0 || toks_[op].kind != TokenKind::Punct ||
-                               !(is_punct(op, "/") || is_punct(op, "*") || is_punct(op, "/=") ||
-                                 is_punct(op, "*=") || is_punct(op, ">>") || is_punct(op, "<<") ||
-                                 is_punct(op, ">>=") || is_punct(op, "<<="));
+        const bool before_op = !scales(op) && !shifts(op);  // `32 * n`: the operator follows
         const std::string what =
             before_op ? std::string(text(hit)) + " " + std::string(text(next_sig(hit)))
                       : std::string(text(op)) + " " + std::string(text(hit));

@@ -160,6 +160,9 @@ public:
     [[nodiscard]] bool named_32(int i);
     [[nodiscard]] bool warp_function(int body, int depth);
     [[nodiscard]] bool device_function(int body) const;
+    [[nodiscard]] int function_name(int body) const;
+    [[nodiscard]] bool scales(int op) const;
+    [[nodiscard]] bool shifts(int op) const;
     [[nodiscard]] int function_named(int name);
     // Rewrites that make 32-lane code warp-size-agnostic (hazards.cpp).
     [[nodiscard]] int operand_start(int last) const;
