@@ -69,21 +69,23 @@ enum : unsigned { kIdle = 0, kOpen = 1, kClosed = 2 };
 // values and joins; the gathering closes once every lane of the wave is accounted for, and
 // its lanes read what they need and leave.
 struct wave_record {
-    u64 lock;             // tag << 32 | next ticket << 16 | served; another tag: fresh
-    unsigned tag;         // the block (of the launch) the rest belongs to; another: fresh
-    unsigned phase;       // kIdle, kOpen (lanes gathering at `site`), kClosed (reading)
-    unsigned site;        // the open or closed gathering's operation: 4 x its line, + 1
-                          // but for __activemask(), evaluated before the operation it is
-                          // an argument of (`__shfl_sync(__activemask(), ...)`)
-    unsigned version;     // bumped by every change: a waiting crew's patience restarts
-    u64 arrived;          // kOpen: the lanes gathered
-    u64 participants;     // kClosed: the lanes that took part
-    u64 readers;          // kClosed: the lanes still reading
-    u64 pending;          // lanes waiting to gather at another operation (wait_site)
-    u64 barrier;          // lanes in __syncthreads()
-    u64 absent;           // lanes waited for in vain (returned, or elsewhere) until seen again
+    u64 lock;          // tag << 32 | next ticket << 16 | served; another tag: fresh
+    unsigned tag;      // the block (of the launch) the rest belongs to; another: fresh
+    unsigned phase;    // kIdle, kOpen (lanes gathering at `site`), kClosed (reading)
+    unsigned site;     // the open or closed gathering's operation: 4 x its line, + 1
+                       // but for __activemask(), evaluated before the operation it is
+                       // an argument of (`__shfl_sync(__activemask(), ...)`)
+    unsigned version;  // bumped by every change: a waiting crew's patience restarts
+    u64 arrived;       // kOpen: the lanes gathered
+    u64 participants;  // kClosed: the lanes that took part
+    u64 readers;       // kClosed: the lanes still reading
+    u64 pending;       // lanes waiting to gather at another operation (wait_site)
+    u64 barrier;       // lanes in __syncthreads()
+    u64 absent;        // lanes waited for in vain (returned, or elsewhere) until seen again
+    u64 expect;        // kOpen: the lanes the operation's masks name (all: a maskless one)
+    u64 settled;       // kOpen: warps whose lanes came as a named crew: complete
     unsigned short wait_site[64];
-    unsigned value[64];   // each registered lane's 32-bit value for its operation
+    unsigned value[64];  // each registered lane's 32-bit value for its operation
 };
 
 // 16 waves of 64 lanes: the largest block. 7.3 KB of static shared memory, in kernels that
@@ -94,10 +96,10 @@ __device__ __forceinline__ wave_record* scratch() {
 }
 
 struct place {
-    unsigned wave;   // wave in the block
-    unsigned half;   // 0: lanes 0-31 of the wave, 1: lanes 32-63
-    unsigned lane;   // lane in the 32-lane warp
-    u64 existing;    // the wave's lanes that exist (a block's last wave may be partial)
+    unsigned wave;  // wave in the block
+    unsigned half;  // 0: lanes 0-31 of the wave, 1: lanes 32-63
+    unsigned lane;  // lane in the 32-lane warp
+    u64 existing;   // the wave's lanes that exist (a block's last wave may be partial)
 };
 
 __device__ __forceinline__ place where() {
@@ -185,7 +187,7 @@ __device__ inline crew crew_of(unsigned mask, const place& p) {
 // The record's scalar fields, as one crew sees them under the lock.
 struct snapshot {
     unsigned phase, site, version;
-    u64 arrived, participants, readers, pending, barrier, absent;
+    u64 arrived, participants, readers, pending, barrier, absent, expect, settled;
 };
 
 // -DCASS_WAVE64_TRACE=N keeps the first N changes of the wave records in host memory mapped
@@ -220,9 +222,9 @@ __device__ inline void trace(unsigned kind, const crew& c, unsigned wave, unsign
     u64 now;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-    trace_log[i] = trace_event{now,   c.lanes, r.arrived, r.pending, r.absent, r.participants,
-                               r.barrier, r.readers, kind,  block,   wave,     site,
-                               r.phase, polls,   quiet,     0u};
+    trace_log[i] = trace_event{now,       c.lanes,   r.arrived, r.pending, r.absent, r.participants,
+                               r.barrier, r.readers, kind,      block,     wave,     site,
+                               r.phase,   polls,     quiet,     0u};
     __threadfence_system();
 }
 #define CASS_WAVE64_TRACE_AT(...) trace(__VA_ARGS__)
@@ -242,9 +244,9 @@ __device__ inline void acquire(const crew& c, wave_record* w, unsigned tag, unsi
     for (unsigned polls = 0;; ++polls) {
         const bool fresh = static_cast<unsigned>(seen >> 32) != tag;  // another block's
         const unsigned next = fresh ? 0u : static_cast<unsigned>(seen >> 16) & 0xffffu;
-        const u64 want = fresh ? (static_cast<u64>(tag) << 32 | 1ull << 16)
-                               : (seen & 0xffffffff0000ffffull) |
-                                     static_cast<u64>((next + 1u) & 0xffffu) << 16;
+        const u64 want =
+            fresh ? (static_cast<u64>(tag) << 32 | 1ull << 16)
+                  : (seen & 0xffffffff0000ffffull) | static_cast<u64>((next + 1u) & 0xffffu) << 16;
         u64 got = 0;
         if (c.lead()) got = atomicCAS(&w->lock, seen, want);
         got = __shfl_sync(c.mask, got, c.leader);
@@ -280,7 +282,7 @@ __device__ inline void release(const crew& c, wave_record* w, unsigned tag) {
 __device__ inline snapshot read(const wave_record* w, unsigned tag) {
     snapshot r;
     if (peek(w->tag) != tag) {  // left by another block, or garbage: fresh
-        r = snapshot{kIdle, 0u, 0u, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull};
+        r = snapshot{kIdle, 0u, 0u, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull, 0ull};
         return r;
     }
     r.phase = peek(w->phase);
@@ -292,6 +294,8 @@ __device__ inline snapshot read(const wave_record* w, unsigned tag) {
     r.pending = peek(w->pending);
     r.barrier = peek(w->barrier);
     r.absent = peek(w->absent);
+    r.expect = peek(w->expect);
+    r.settled = peek(w->settled);
     return r;
 }
 
@@ -308,6 +312,8 @@ __device__ inline void write(const crew& c, wave_record* w, unsigned tag, snapsh
         poke(w->pending, r.pending);
         poke(w->barrier, r.barrier);
         poke(w->absent, r.absent);
+        poke(w->expect, r.expect);
+        poke(w->settled, r.settled);
     }
 }
 
@@ -344,11 +350,38 @@ struct gathering {
     }
 };
 
-__device__ inline gathering gather(unsigned site, unsigned mask, unsigned value) {
+// Whom a wave operation waits for. A `_sync` operation names its lanes, and HIP 7, like
+// CUDA, requires every named lane that has not exited to make the call. The named lanes of
+// the caller's own warp first meet in NVIDIA's __ballot_sync over them: they reconverge
+// (NVIDIA does not bring a warp's groups together again after a branch on its own; H200,
+// run 5), lanes that exited are left out, and the crew is then the warp's whole part, so
+// the gathering waits only for the other warp's named lanes. A maskless operation (HIP 5's,
+// __activemask(), __syncwarp()) names none: its crew is the lanes NVIDIA runs together, and
+// the gathering waits for every lane of the wave that is not accounted for otherwise.
+struct party {
+    unsigned mask;  // the crew: the calling warp's lanes that run the protocol together
+    u64 expect;     // the wave lanes the operation waits for (all: maskless)
+    bool named;     // the crew is its warp's whole part of the operation
+};
+
+__device__ inline party maskless() { return party{__activemask(), ~0ull, false}; }
+
+__device__ inline party named(u64 lanes) {
+    const place p = where();
+    const u64 expect = lanes & p.existing;
+    const unsigned own = static_cast<unsigned>(expect >> (32u * p.half));
+    if ((own >> p.lane) & 1u) return party{__ballot_sync(own, 1), expect, true};
+    // A lane that is not named calls anyway, which HIP leaves undefined: it runs maskless,
+    // apart from the named lanes of its warp.
+    return party{__activemask() & ~own, ~0ull, false};
+}
+
+__device__ inline gathering gather(unsigned site, const party& who, unsigned value) {
     const place p = where();
     gathering g;
     g.w = scratch() + p.wave;
-    g.c = crew_of(mask, p);
+    g.c = crew_of(who.mask, p);
+    const u64 settles = who.named ? 0xffffffffull << (32u * p.half) : 0ull;
     g.tag = block_tag();
     g.site = site & 0xffffu;
     const crew& c = g.c;
@@ -379,20 +412,26 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
                 r.site = g.site;
                 r.arrived = c.lanes;
                 r.pending &= ~c.lanes;
+                r.expect = who.expect;
+                r.settled = settles;
             } else if (r.phase == kOpen && r.site == g.site) {
                 r.arrived |= c.lanes;
                 r.pending &= ~c.lanes;
+                r.expect |= who.expect;
+                r.settled |= settles;
             } else if (r.phase == kOpen && r.site > g.site) {
                 // An earlier operation goes first: the lanes gathered for the later one
                 // wait for it (they are a branch or loop ahead of these).
                 r.pending = (r.pending | r.arrived) & ~c.lanes;
                 r.arrived = c.lanes;
                 r.site = g.site;
+                r.expect = who.expect;
+                r.settled = settles;
             }
         }
         if (r.phase == kOpen && (r.arrived & c.lanes)) {
-            const u64 accounted = r.arrived | r.barrier | r.absent | ~p.existing |
-                                  waiting_later(g.w, r.pending, g.site);
+            const u64 accounted = r.arrived | r.barrier | r.absent | ~p.existing | ~r.expect |
+                                  r.settled | waiting_later(g.w, r.pending, g.site);
             const u64 missing = ~accounted;
             // Missing lanes only of warps with lanes in the protocol: a short wait (they
             // are parked at a branch's end, or returned); of a warp not seen: a longer one.
@@ -400,8 +439,10 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
             u64 here = 0;
             if (seen & 0xffffffffull) here |= 0xffffffffull;
             if (seen >> 32) here |= 0xffffffff00000000ull;
+            // Lanes a mask names are promised: only lanes that exited never come.
+            const bool promised = r.expect != ~0ull;
             const unsigned patience =
-                (missing & ~here) ? CASS_WAVE64_PATIENCE : CASS_WAVE64_LANE_PATIENCE;
+                (missing & ~here) || promised ? CASS_WAVE64_PATIENCE : CASS_WAVE64_LANE_PATIENCE;
             if (missing == 0 || quiet >= patience) {
                 r.absent |= missing;
                 r.phase = kClosed;
@@ -412,7 +453,8 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
         }
         const bool changed = r.phase != before.phase || r.site != before.site ||
                              r.arrived != before.arrived || r.pending != before.pending ||
-                             r.absent != before.absent || peek(g.w->tag) != g.tag;
+                             r.absent != before.absent || r.expect != before.expect ||
+                             r.settled != before.settled || peek(g.w->tag) != g.tag;
         if (changed) {
             write(c, g.w, g.tag, r);
             last = r.version + 1u;
@@ -421,8 +463,7 @@ __device__ inline gathering gather(unsigned site, unsigned mask, unsigned value)
         release(c, g.w, g.tag);
         if (registered && r.phase == kClosed && (r.participants & c.lanes)) {
             if (r.site != g.site || (r.participants & c.lanes) != c.lanes)
-                stuck("a wave operation found its lanes in another gathering", g.site,
-                      c.lead());
+                stuck("a wave operation found its lanes in another gathering", g.site, c.lead());
             g.participants = r.participants;
             CASS_WAVE64_TRACE_AT(kTraceGot, c, p.wave, g.site, r, polls, quiet);
             CASS_WAVE64_MARK(g.site, 2u);
@@ -458,14 +499,13 @@ __device__ inline void finish(const gathering& g) {
 
 // The value of `var` in lane `src64` of the wave (0 where that lane is inactive).
 template <class T>
-__device__ inline T fetch(unsigned site, T var, unsigned src64) {
+__device__ inline T fetch(unsigned site, const party& who, T var, unsigned src64) {
     static_assert(sizeof(T) <= 8, "HIP-on-CUDA wave64: shuffles move at most 8 bytes");
     unsigned in[2] = {0u, 0u};
     unsigned out[2] = {0u, 0u};
     memcpy(in, &var, sizeof(T));
-    const unsigned mask = __activemask();
     for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
-        const gathering g = gather(site, mask, in[k]);
+        const gathering g = gather(site, who, in[k]);
         out[k] = g.read(src64 & 63u);
         finish(g);
     }
@@ -497,8 +537,8 @@ struct votes {
     u64 active;
 };
 
-__device__ inline votes vote(unsigned site, int predicate) {
-    const gathering g = gather(site, __activemask(), predicate != 0);
+__device__ inline votes vote(unsigned site, const party& who, int predicate) {
+    const gathering g = gather(site, who, predicate != 0);
     votes v = {0ull, g.participants};
     for (unsigned l = 0; l < 64; ++l)
         if (g.read(l)) v.ballot |= 1ull << l;
@@ -514,14 +554,13 @@ __device__ __forceinline__ u64 wide(M mask) {
 
 // Lanes of the wave holding the same value as this lane (a value of up to 8 bytes).
 template <class T>
-__device__ inline u64 match(unsigned site, T value) {
+__device__ inline u64 match(unsigned site, const party& who, T value) {
     static_assert(sizeof(T) <= 8, "HIP-on-CUDA wave64: match takes values of at most 8 bytes");
     unsigned in[2] = {0u, 0u};
     memcpy(in, &value, sizeof(T));
-    const unsigned mask = __activemask();
     u64 same = ~0ull;
     for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
-        const gathering g = gather(site, mask, in[k]);
+        const gathering g = gather(site, who, in[k]);
         u64 bits = 0;
         for (unsigned l = 0; l < 64; ++l)
             if (((g.participants >> l) & 1ull) && g.read(l) == in[k]) bits |= 1ull << l;
@@ -536,7 +575,7 @@ __device__ inline T reduce(unsigned site, u64 lanes, T value, Op op) {
     static_assert(sizeof(T) == 4, "HIP-on-CUDA wave64: __reduce_*_sync takes 32-bit integers");
     unsigned in = 0u;
     memcpy(&in, &value, 4);
-    const gathering g = gather(site, __activemask(), in);
+    const gathering g = gather(site, named(lanes), in);
     lanes &= g.participants;
     bool first = true;
     T acc = value;
@@ -559,72 +598,76 @@ struct at {
 
     template <class T>
     __device__ T shfl(T var, int src_lane, int width = 64) const {
-        return fetch(site, var, src_shfl(static_cast<int>(lane64()), src_lane, width));
+        return fetch(site, maskless(), var, src_shfl(static_cast<int>(lane64()), src_lane, width));
     }
     template <class T>
     __device__ T shfl_up(T var, unsigned delta, int width = 64) const {
-        return fetch(site, var, src_up(static_cast<int>(lane64()), delta, width));
+        return fetch(site, maskless(), var, src_up(static_cast<int>(lane64()), delta, width));
     }
     template <class T>
     __device__ T shfl_down(T var, unsigned delta, int width = 64) const {
-        return fetch(site, var, src_down(static_cast<int>(lane64()), delta, width));
+        return fetch(site, maskless(), var, src_down(static_cast<int>(lane64()), delta, width));
     }
     template <class T>
     __device__ T shfl_xor(T var, int lane_mask, int width = 64) const {
-        return fetch(site, var, src_xor(static_cast<int>(lane64()), lane_mask, width));
+        return fetch(site, maskless(), var, src_xor(static_cast<int>(lane64()), lane_mask, width));
     }
 
-    // HIP 7's _sync forms run over the active lanes whatever the mask (amd_warp_sync_functions.h).
+    // HIP 7's _sync forms compute over the active lanes whatever the mask
+    // (amd_warp_sync_functions.h); the mask says whom the emulation waits for (party).
     template <class M, class T>
     __device__ T shfl_sync(M mask, T var, int src_lane, int width = 64) const {
-        (void)wide(mask);
-        return shfl(var, src_lane, width);
+        return fetch(site, named(wide(mask)), var,
+                     src_shfl(static_cast<int>(lane64()), src_lane, width));
     }
     template <class M, class T>
     __device__ T shfl_up_sync(M mask, T var, unsigned delta, int width = 64) const {
-        (void)wide(mask);
-        return shfl_up(var, delta, width);
+        return fetch(site, named(wide(mask)), var,
+                     src_up(static_cast<int>(lane64()), delta, width));
     }
     template <class M, class T>
     __device__ T shfl_down_sync(M mask, T var, unsigned delta, int width = 64) const {
-        (void)wide(mask);
-        return shfl_down(var, delta, width);
+        return fetch(site, named(wide(mask)), var,
+                     src_down(static_cast<int>(lane64()), delta, width));
     }
     template <class M, class T>
     __device__ T shfl_xor_sync(M mask, T var, int lane_mask, int width = 64) const {
-        (void)wide(mask);
-        return shfl_xor(var, lane_mask, width);
+        return fetch(site, named(wide(mask)), var,
+                     src_xor(static_cast<int>(lane64()), lane_mask, width));
     }
 
-    __device__ u64 ballot(int predicate) const { return vote(site, predicate).ballot; }
+    __device__ u64 ballot(int predicate) const { return vote(site, maskless(), predicate).ballot; }
     __device__ int all(int predicate) const {
-        const votes v = vote(site, predicate);
+        const votes v = vote(site, maskless(), predicate);
         return v.ballot == v.active;
     }
-    __device__ int any(int predicate) const { return vote(site, predicate).ballot != 0; }
-    __device__ u64 activemask() const { return vote(site, 1).active; }
+    __device__ int any(int predicate) const {
+        return vote(site, maskless(), predicate).ballot != 0;
+    }
+    __device__ u64 activemask() const { return vote(site, maskless(), 1).active; }
 
     template <class M>
     __device__ u64 ballot_sync(M mask, int predicate) const {
-        return vote(site, predicate).ballot & wide(mask);
+        return vote(site, named(wide(mask)), predicate).ballot & wide(mask);
     }
     template <class M>
     __device__ int all_sync(M mask, int predicate) const {
-        return (vote(site, predicate).ballot & wide(mask)) == wide(mask);
+        return (vote(site, named(wide(mask)), predicate).ballot & wide(mask)) == wide(mask);
     }
     template <class M>
     __device__ int any_sync(M mask, int predicate) const {
-        return (vote(site, predicate).ballot & wide(mask)) != 0;
+        return (vote(site, named(wide(mask)), predicate).ballot & wide(mask)) != 0;
     }
 
     template <class M, class T>
     __device__ u64 match_any_sync(M mask, T value) const {
-        return match(site, value) & wide(mask);
+        return match(site, named(wide(mask)), value) & wide(mask);
     }
     template <class M, class T>
     __device__ u64 match_all_sync(M mask, T value, int* pred) const {
-        const u64 want = wide(mask) & vote(site, 1).active;
-        const bool all_same = (match(site, value) & want) == want;
+        const party who = named(wide(mask));
+        const u64 want = wide(mask) & vote(site, who, 1).active;
+        const bool all_same = (match(site, who, value) & want) == want;
         *pred = all_same;
         return all_same ? wide(mask) : 0ull;
     }
@@ -656,11 +699,10 @@ struct at {
 
     // A wave-level barrier with memory ordering: AMD's wavefront runs in lockstep, so
     // whatever one lane wrote before it, every lane of the wave sees after it.
-    __device__ void syncwarp() const { finish(gather(site, __activemask(), 0u)); }
+    __device__ void syncwarp() const { finish(gather(site, maskless(), 0u)); }
     template <class M>
     __device__ void syncwarp(M mask) const {
-        (void)wide(mask);
-        syncwarp();
+        finish(gather(site, named(wide(mask)), 0u));
     }
     // HIP before 7.0 has no __syncwarp; CASS translates it to __threadfence_block(), which
     // a lockstep wavefront makes a wave barrier too.
@@ -755,9 +797,8 @@ inline void trace_dump(const char* path, const char* label) {
             fprintf(f,
                     "%s %llu k%u b%u w%u s%u ph%u crew=%016llx arr=%016llx pend=%016llx "
                     "abs=%016llx part=%016llx bar=%016llx rd=%016llx polls=%u quiet=%u\n",
-                    label, e.clock, e.kind, e.block, e.wave, e.site, e.phase, e.crew,
-                    e.arrived, e.pending, e.absent, e.participants, e.barrier, e.readers,
-                    e.polls, e.quiet);
+                    label, e.clock, e.kind, e.block, e.wave, e.site, e.phase, e.crew, e.arrived,
+                    e.pending, e.absent, e.participants, e.barrier, e.readers, e.polls, e.quiet);
         }
         for (unsigned t = 0; t < 4096; ++t)
             fprintf(f, "%s where %u site %u step %u\n", label, t, trace_host_where[t] >> 4,
@@ -777,7 +818,7 @@ __device__ __forceinline__ cass_wave64::at cass_wave64_at(unsigned site) {
 
 // HIP's __any(); a plain name because libstdc++ and libcu++ use `__any` as an identifier.
 __device__ inline int cass_wave64_any(int predicate) {
-    return cass_wave64::vote(0xffffu, predicate).ballot != 0;
+    return cass_wave64::vote(0xffffu, cass_wave64::maskless(), predicate).ballot != 0;
 }
 
 __device__ inline void cass_wave64_syncthreads() { cass_wave64::block_barrier(); }
