@@ -3,91 +3,115 @@
 #include <cstdio>
 __device__ volatile int flag[8];
 __device__ unsigned long long t0[8], t1[8];
-__device__ __forceinline__ unsigned long long now() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
+__device__ __forceinline__ unsigned long long now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 
-// 1: lanes 0-15 __syncwarp(full); lanes 16-31 do __syncwarp(0xffff0000) 4 times, spin 200 us, then __syncwarp(full).
-// If lanes 0-15 leave before lanes 16-31's full sync: released by the other mask.
+// 1: lanes 0-15 __syncwarp(full); lanes 16-31 do __syncwarp(0xffff0000) 4 times, spin 200 us, then
+// __syncwarp(full). If lanes 0-15 leave before lanes 16-31's full sync: released by the other mask.
 __global__ void mismatched(unsigned long long* out) {
-  const int l = threadIdx.x;
-  if (l < 16) {
-    __syncwarp(0xffffffffu);
-    out[l] = now();
-  } else {
-    for (int i = 0; i < 4; ++i) __syncwarp(0xffff0000u);
-    unsigned long long s = now(); while (now() - s < 200000) {}
-    out[l] = now();
-    __syncwarp(0xffffffffu);
-  }
+    const int l = threadIdx.x;
+    if (l < 16) {
+        __syncwarp(0xffffffffu);
+        out[l] = now();
+    } else {
+        for (int i = 0; i < 4; ++i) __syncwarp(0xffff0000u);
+        unsigned long long s = now();
+        while (now() - s < 200000) {
+        }
+        out[l] = now();
+        __syncwarp(0xffffffffu);
+    }
 }
 // 2: different call sites, same mask: both groups must be released together.
 __global__ void sites(unsigned long long* out) {
-  const int l = threadIdx.x;
-  if (l & 1) {
-    unsigned long long s = now(); while (now() - s < 100000) {}
-    out[l] = now();
-    __syncwarp(0xffffffffu);
-  } else {
-    __syncwarp(0xffffffffu);
-    out[l] = now();
-  }
+    const int l = threadIdx.x;
+    if (l & 1) {
+        unsigned long long s = now();
+        while (now() - s < 100000) {
+        }
+        out[l] = now();
+        __syncwarp(0xffffffffu);
+    } else {
+        __syncwarp(0xffffffffu);
+        out[l] = now();
+    }
 }
 // 3: exited lanes in the mask.
 __global__ void exited(unsigned long long* out) {
-  const int l = threadIdx.x;
-  if (l >= 20) return;
-  __syncwarp(0xffffffffu);
-  out[l] = 1;
-  unsigned b = __ballot_sync(0xffffffffu, 1);
-  out[32 + l] = b;
-}
-// 4: one group blocked in __syncwarp(full) while the other spins on a flag set ... by nobody
-// of its warp: only a time limit; does the spinning group get to run (yes: it is the only runnable one).
-// 5: mismatched ballot: lanes 0-15 __ballot_sync(full); lanes 16-31 __syncwarp(0xffff0000) then later __ballot_sync(full).
-__global__ void ballot_mismatch(unsigned long long* out) {
-  const int l = threadIdx.x;
-  if (l < 16) {
-    unsigned b = __ballot_sync(0xffffffffu, 1);
-    out[l] = now(); out[32 + l] = b;
-  } else {
-    for (int i = 0; i < 4; ++i) __syncwarp(0xffff0000u);
-    unsigned long long s = now(); while (now() - s < 200000) {}
-    out[l] = now();
+    const int l = threadIdx.x;
+    if (l >= 20) return;
+    __syncwarp(0xffffffffu);
+    out[l] = 1;
     unsigned b = __ballot_sync(0xffffffffu, 1);
     out[32 + l] = b;
-  }
+}
+// 4: one group blocked in __syncwarp(full) while the other spins on a flag set ... by nobody
+// of its warp: only a time limit; does the spinning group get to run (yes: it is the only runnable
+// one). 5: mismatched ballot: lanes 0-15 __ballot_sync(full); lanes 16-31 __syncwarp(0xffff0000)
+// then later __ballot_sync(full).
+__global__ void ballot_mismatch(unsigned long long* out) {
+    const int l = threadIdx.x;
+    if (l < 16) {
+        unsigned b = __ballot_sync(0xffffffffu, 1);
+        out[l] = now();
+        out[32 + l] = b;
+    } else {
+        for (int i = 0; i < 4; ++i) __syncwarp(0xffff0000u);
+        unsigned long long s = now();
+        while (now() - s < 200000) {
+        }
+        out[l] = now();
+        unsigned b = __ballot_sync(0xffffffffu, 1);
+        out[32 + l] = b;
+    }
 }
 // 6: group A blocked in __syncwarp(full); group B runs a __shfl_sync(B) loop then __syncwarp(full).
 __global__ void shfl_mismatch(unsigned long long* out) {
-  const int l = threadIdx.x;
-  if (l < 16) {
-    __syncwarp(0xffffffffu);
-    out[l] = now();
-  } else {
-    int v = l;
-    for (int i = 0; i < 4; ++i) v += __shfl_sync(0xffff0000u, v, 16 + (i % 16));
-    unsigned long long s = now(); while (now() - s < 200000) {}
-    out[l] = now() + (v == -1);
-    __syncwarp(0xffffffffu);
-  }
+    const int l = threadIdx.x;
+    if (l < 16) {
+        __syncwarp(0xffffffffu);
+        out[l] = now();
+    } else {
+        int v = l;
+        for (int i = 0; i < 4; ++i) v += __shfl_sync(0xffff0000u, v, 16 + (i % 16));
+        unsigned long long s = now();
+        while (now() - s < 200000) {
+        }
+        out[l] = now() + (v == -1);
+        __syncwarp(0xffffffffu);
+    }
 }
-template <class K> void run(const char* name, K k, int threads) {
-  unsigned long long* d; cudaMalloc(&d, 64 * 8); cudaMemset(d, 0, 64 * 8);
-  k<<<1, threads>>>(d);
-  cudaError_t e = cudaDeviceSynchronize();
-  unsigned long long h[64]; cudaMemcpy(h, d, 64 * 8, cudaMemcpyDeviceToHost);
-  printf("%s: %s\n", name, cudaGetErrorString(e));
-  unsigned long long base = ~0ull; for (int i = 0; i < 32; ++i) if (h[i] > 1 && h[i] < base) base = h[i];
-  for (int i = 0; i < 32; ++i) printf(" %d:%lld", i, h[i] > 1 ? (long long)(h[i] - base) / 1000 : (long long)h[i]);
-  printf("\n ballots:"); for (int i = 32; i < 64; ++i) printf(" %llx", h[i]); printf("\n");
-  cudaFree(d);
+template <class K>
+void run(const char* name, K k, int threads) {
+    unsigned long long* d;
+    cudaMalloc(&d, 64 * 8);
+    cudaMemset(d, 0, 64 * 8);
+    k<<<1, threads>>>(d);
+    cudaError_t e = cudaDeviceSynchronize();
+    unsigned long long h[64];
+    cudaMemcpy(h, d, 64 * 8, cudaMemcpyDeviceToHost);
+    printf("%s: %s\n", name, cudaGetErrorString(e));
+    unsigned long long base = ~0ull;
+    for (int i = 0; i < 32; ++i)
+        if (h[i] > 1 && h[i] < base) base = h[i];
+    for (int i = 0; i < 32; ++i)
+        printf(" %d:%lld", i, h[i] > 1 ? (long long)(h[i] - base) / 1000 : (long long)h[i]);
+    printf("\n ballots:");
+    for (int i = 32; i < 64; ++i) printf(" %llx", h[i]);
+    printf("\n");
+    cudaFree(d);
 }
 int main() {
-  for (int rep = 0; rep < 2; ++rep) {
-    run("mismatched (us; lanes <16 leave before 16-31's full sync if released by another mask)", mismatched, 32);
-    run("sites (odd lanes sync 100us late at another site)", sites, 32);
-    run("exited (lanes >=20 returned)", exited, 32);
-    run("ballot_mismatch", ballot_mismatch, 32);
-    run("shfl_mismatch", shfl_mismatch, 32);
-  }
-  return 0;
+    for (int rep = 0; rep < 2; ++rep) {
+        run("mismatched (us; lanes <16 leave before 16-31's full sync if released by another mask)",
+            mismatched, 32);
+        run("sites (odd lanes sync 100us late at another site)", sites, 32);
+        run("exited (lanes >=20 returned)", exited, 32);
+        run("ballot_mismatch", ballot_mismatch, 32);
+        run("shfl_mismatch", shfl_mismatch, 32);
+    }
+    return 0;
 }
