@@ -88,7 +88,7 @@ struct wave_record {
     unsigned value[64];  // each registered lane's 32-bit value for its operation
 };
 
-// 16 waves of 64 lanes: the largest block. 7.3 KB of static shared memory, in kernels that
+// 16 waves of 64 lanes: the largest block. 7.4 KB of static shared memory, in kernels that
 // use a wave operation only.
 __device__ __forceinline__ wave_record* scratch() {
     __shared__ wave_record waves[16];
