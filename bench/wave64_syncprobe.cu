@@ -1,12 +1,16 @@
 // What NVIDIA's __syncwarp does across groups of one warp (sm_90): released by a __syncwarp
 // with another mask? at another call site? with exited lanes in the mask?
 #include <cstdio>
-__device__ volatile int flag[8];
-__device__ unsigned long long t0[8], t1[8];
 __device__ __forceinline__ unsigned long long now() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+}
+// Busy for `ns` nanoseconds of the global timer.
+__device__ void spin(unsigned long long ns) {
+    const unsigned long long s = now();
+    while (now() - s < ns) {
+    }
 }
 
 // 1: lanes 0-15 __syncwarp(full); lanes 16-31 do __syncwarp(0xffff0000) 4 times, spin 200 us, then
@@ -18,9 +22,7 @@ __global__ void mismatched(unsigned long long* out) {
         out[l] = now();
     } else {
         for (int i = 0; i < 4; ++i) __syncwarp(0xffff0000u);
-        unsigned long long s = now();
-        while (now() - s < 200000) {
-        }
+        spin(200000);
         out[l] = now();
         __syncwarp(0xffffffffu);
     }
@@ -29,9 +31,7 @@ __global__ void mismatched(unsigned long long* out) {
 __global__ void sites(unsigned long long* out) {
     const int l = threadIdx.x;
     if (l & 1) {
-        unsigned long long s = now();
-        while (now() - s < 100000) {
-        }
+        spin(100000);
         out[l] = now();
         __syncwarp(0xffffffffu);
     } else {
@@ -48,9 +48,7 @@ __global__ void exited(unsigned long long* out) {
     unsigned b = __ballot_sync(0xffffffffu, 1);
     out[32 + l] = b;
 }
-// 4: one group blocked in __syncwarp(full) while the other spins on a flag set ... by nobody
-// of its warp: only a time limit; does the spinning group get to run (yes: it is the only runnable
-// one). 5: mismatched ballot: lanes 0-15 __ballot_sync(full); lanes 16-31 __syncwarp(0xffff0000)
+// 4: mismatched ballot: lanes 0-15 __ballot_sync(full); lanes 16-31 __syncwarp(0xffff0000)
 // then later __ballot_sync(full).
 __global__ void ballot_mismatch(unsigned long long* out) {
     const int l = threadIdx.x;
@@ -60,15 +58,13 @@ __global__ void ballot_mismatch(unsigned long long* out) {
         out[32 + l] = b;
     } else {
         for (int i = 0; i < 4; ++i) __syncwarp(0xffff0000u);
-        unsigned long long s = now();
-        while (now() - s < 200000) {
-        }
+        spin(200000);
         out[l] = now();
         unsigned b = __ballot_sync(0xffffffffu, 1);
         out[32 + l] = b;
     }
 }
-// 6: group A blocked in __syncwarp(full); group B runs a __shfl_sync(B) loop then __syncwarp(full).
+// 5: group A blocked in __syncwarp(full); group B runs a __shfl_sync(B) loop then __syncwarp(full).
 __global__ void shfl_mismatch(unsigned long long* out) {
     const int l = threadIdx.x;
     if (l < 16) {
@@ -77,9 +73,7 @@ __global__ void shfl_mismatch(unsigned long long* out) {
     } else {
         int v = l;
         for (int i = 0; i < 4; ++i) v += __shfl_sync(0xffff0000u, v, 16 + (i % 16));
-        unsigned long long s = now();
-        while (now() - s < 200000) {
-        }
+        spin(200000);
         out[l] = now() + (v == -1);
         __syncwarp(0xffffffffu);
     }
