@@ -1,6 +1,7 @@
 // What NVIDIA's __syncwarp does across groups of one warp (sm_90): released by a __syncwarp
 // with another mask? at another call site? with exited lanes in the mask?
 #include <cstdio>
+#include <cstring>
 __device__ __forceinline__ unsigned long long now() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -78,6 +79,38 @@ __global__ void shfl_mismatch(unsigned long long* out) {
         __syncwarp(0xffffffffu);
     }
 }
+// 6: lanes 0-15 take a branch and block in __syncwarp(full) inside it; lanes 16-31 skip it and
+// call __syncwarp(full) after its end. If NVIDIA held lanes 16-31 at the branch's end until
+// lanes 0-15 got there, this would hang (the process is run under a time limit).
+__global__ void branch_end(unsigned long long* out) {
+    const int l = threadIdx.x;
+    volatile unsigned long long* o = out;
+    if (l < 16) {
+        for (int i = 0; i < 1000; ++i) o[32 + l] += i;  // a real branch, not predicated
+        __syncwarp(0xffffffffu);
+        out[l] = now();
+    }
+    if (l >= 16) {
+        out[l] = now();
+        __syncwarp(0xffffffffu);
+    }
+}
+// 7: as 6, but lanes 16-31 have no code of their own after the branch: they reach
+// __syncwarp(full) in a function both sides call after it.
+__device__ __noinline__ void meet_all(unsigned long long* out, int l) {
+    __syncwarp(0xffffffffu);
+    out[l] += 1;
+}
+__global__ void branch_end_shared(unsigned long long* out) {
+    const int l = threadIdx.x;
+    volatile unsigned long long* o = out;
+    if (l < 16) {
+        for (int i = 0; i < 1000; ++i) o[32 + l] += i;
+        __syncwarp(0xffffffffu);
+        out[l] = now();
+    }
+    meet_all(out, l);
+}
 template <class K>
 void run(const char* name, K k, int threads) {
     unsigned long long* d;
@@ -98,7 +131,13 @@ void run(const char* name, K k, int threads) {
     printf("\n");
     cudaFree(d);
 }
-int main() {
+int main(int argc, char** argv) {
+    // A probe that may hang runs alone: `probe branch_end` or `probe branch_end_shared`.
+    if (argc > 1) {
+        if (!strcmp(argv[1], "branch_end")) run("branch_end", branch_end, 32);
+        if (!strcmp(argv[1], "branch_end_shared")) run("branch_end_shared", branch_end_shared, 32);
+        return 0;
+    }
     for (int rep = 0; rep < 2; ++rep) {
         run("mismatched (us; lanes <16 leave before 16-31's full sync if released by another mask)",
             mismatched, 32);
