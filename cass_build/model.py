@@ -18,6 +18,7 @@ falls back to the rules.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import threading
@@ -293,7 +294,32 @@ class Runner:
         out = self.decode_ids(ids)
         if out is None:
             stats.fallbacks.append("not a byte sequence")
+        elif draft is not None and narrows(draft, out):
+            stats.fallbacks.append("narrows a 64-bit integer type")
+            return None
         return out
+
+
+def narrows(draft: bytes, out: bytes) -> bool:
+    """Whether ``out`` spells fewer 64-bit integer types than the rules' ``draft``.
+
+    Every warp-size fix widens (a 32-lane mask, ballot or lane mask becomes a 64-lane
+    one) and none narrows, so a model output that drops a 64-bit type the rules wrote is
+    a mistake (held-out: `unsigned long long below` became `unsigned long below`). Only
+    `long long`, `int64_t` and `uint64_t` count: `long` has 32 bits where HIP runs on
+    Windows.
+    """
+    return _wide_types(out) < _wide_types(draft)
+
+
+def _wide_types(source: bytes) -> int:
+    from . import _core
+
+    words = [
+        source[b:e] for b, e, kind, _ in _core.tokens(source) if kind == _core.TOKEN_IDENTIFIER
+    ]
+    pairs = sum(1 for a, b in itertools.pairwise(words) if a == b == b"long")
+    return pairs + sum(w in (b"int64_t", b"uint64_t") for w in words)
 
 
 def departures(out: list[int], draft: list[int]) -> int:

@@ -192,4 +192,6 @@ PYBIND11_MODULE(_core, m) {
     m.def(
         "tokens", &tokens, py::arg("source"),
         "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
+    // The kinds Python code tests for, so that it does not hard-code the enum's values.
+    m.attr("TOKEN_IDENTIFIER") = static_cast<int>(cass::TokenKind::Identifier);
 }

@@ -24,6 +24,7 @@ from cass_build.model import (
     departures,
     load,
     model_dir,
+    narrows,
 )
 from cass_build.model import translate_bytes as model_translate
 from cass_build.pipeline import PipelineOptions, translate_file
@@ -142,6 +143,30 @@ def test_departures_walk_counts_what_drafted_decoding_counts() -> None:
         assert departures(out, draft_ids) == stats.edits
     assert departures([5, 6, 7], [5, 6, 7]) == 0
     assert departures([5, 9, 7], [5, 6, 7]) == 1
+
+
+def test_narrows_counts_64_bit_integer_types_in_code_only() -> None:
+    assert narrows(b"unsigned long long m = b;", b"unsigned long m = b;")
+    assert narrows(b"uint64_t m = b;", b"unsigned long m = b;")
+    # Widening is what warp-size fixes do.
+    assert not narrows(b"unsigned m = __ballot(p);", b"unsigned long long m = __ballot(p);")
+    assert not narrows(b"int64_t a; long long b;", b"long long a; uint64_t b;")
+    # A comment or string that names the type is not code.
+    assert not narrows(b"long x; // long long\n", b"long x;\n")
+    assert not narrows(b'puts("long long");', b'puts("long");')
+
+
+def test_a_model_output_that_narrows_a_64_bit_type_keeps_the_rules_translation() -> None:
+    # A held-out unit already written for any warp size: the model rewrote its
+    # `unsigned long long below` as `unsigned long below` (32 bits on Windows); no
+    # warp-size fix narrows a type, so the declaration keeps the rules' translation.
+    data = (FIXTURES / "model" / "wide_ballot.cu").read_bytes()
+    stats = UnitStats()
+    out = model_translate(data, "wide_ballot.cu", Settings(), stats=stats)
+    assert stats.units == 1
+    assert stats.fallbacks == ["narrows a 64-bit integer type"]
+    assert out == rules_translate(data, "wide_ballot.cu", Settings()).data
+    assert b"unsigned long long below" in out
 
 
 def test_only_hazard_declarations_go_to_the_model() -> None:
