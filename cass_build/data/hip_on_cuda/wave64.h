@@ -380,7 +380,11 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
     const place p = where();
     gathering g;
     g.w = scratch() + p.wave;
-    g.c = crew_of(who.mask, p);
+    // Lanes that NVIDIA runs together here may have come from different operations: the
+    // protocol's functions are shared by every call site, so a warp's groups from two
+    // operations can meet in them (H200, run 8: the lanes of `if (lane % 2 == 0)` and
+    // those that skipped it, one crew). A crew is the lanes at one operation.
+    g.c = crew_of(__match_any_sync(who.mask, site & 0xffffu), p);
     const u64 settles = who.named ? 0xffffffffull << (32u * p.half) : 0ull;
     g.tag = block_tag();
     g.site = site & 0xffffu;
