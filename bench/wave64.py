@@ -126,6 +126,7 @@ def one(
         "hip_stdout": result.hip.stdout[-1500:],  # device printf: the emulation's messages
         "hip_stderr": result.hip.stderr[-1500:],
         "hip_build_command": " ".join(result.hip.build_command),
+        "hip_scheduling": result.hip.scheduling,
     }
     mark = "ok" if row["as_expected"] else "UNEXPECTED"
     where = f"{path.stem} ({translation}) @ HIP {version} wave{wave}"
@@ -190,15 +191,20 @@ def report(rows: list[dict[str, object]], args: argparse.Namespace, command: str
                     "hazard",
                     "translation",
                     "hip_version",
-                    "wave",
-                    "expected",
                 )
             )
+            + f" | {r.get('wave')}{scheduled(r)} | {cell(r.get('expected'))}"
             + f" | {cell(r.get('outcome', r.get('status')))} | "
             + ("yes" if r.get("as_expected") else "**no**")
             + f" | {cell(r.get('reason'))} |"
         )
     (args.out / "wave64.md").write_text("\n".join(lines) + "\n")
+
+
+def scheduled(row: dict[str, object]) -> str:
+    """`` (convergent)`` or `` (independent)``: how the wave64 build scheduled its warps."""
+    how = str(row.get("hip_scheduling") or "")
+    return f" ({how.split(':')[0]})" if how else ""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -462,11 +462,16 @@ def _run_wave64(program: Program, hip_source: Path, row: Row, work: Path) -> Non
     note = "" if result.passed else result.reason
     if lost and not result.passed:
         note += f"; {lost[0]}"
+    if result.hip.scheduling.startswith("independent"):
+        # The warps did not reconverge as AMD's waves do: results of wave operations after
+        # branches that split a warp are not AMD's.
+        note = "; ".join(filter(None, [note, f"built with {result.hip.scheduling}"]))
     row.extra["wave64"] = {
         "executed": result.passed,
         "run_note": note,
         "hip_seconds": result.hip.seconds,
         "hip_verdict": " ".join(result.hip.verdicts),
+        "scheduling": result.hip.scheduling,
     }
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "Comparison",
     "RunRecord",
     "add_parser",
+    "build_translation",
     "compare",
     "gpu_backend",
     "gpu_description",
@@ -86,6 +87,11 @@ class RunRecord:
     stderr: str = ""
     note: str = ""
     """Why this side was not built or not run, when it was not."""
+    scheduling: str = ""
+    """The wave64 HIP side only: ``convergent`` (its warps reconverge after branches, as
+    AMD's wavefronts do) or ``independent: <why>`` (NVIDIA's independent thread scheduling,
+    where the convergent build failed; wave operations after branches that split a warp
+    may then disagree with AMD)."""
 
     @property
     def ran(self) -> bool:
@@ -275,6 +281,25 @@ def _build(label: str, cmd: list[str], env: Mapping[str, str] | None, timeout: f
     return RunRecord(label, tuple(cmd), proc.returncode == 0, round(seconds, 3), output)
 
 
+def build_translation(cmd: list[str], wave: int, workdir: Path, timeout: float) -> RunRecord:
+    """Build the HIP side with nvcc; in wave64 mode with warps that reconverge as AMD's
+    wavefronts do (:func:`cass_build.wave64.build_convergent`), or, where that build fails,
+    with independent thread scheduling, saying so in ``scheduling``."""
+    if wave != 64:
+        return _build("hip", cmd, None, timeout)
+    from .wave64 import build_convergent
+
+    start = time.perf_counter()
+    done = build_convergent(cmd, workdir / "convergent", timeout)
+    if done is not None and done.returncode == 0:
+        seconds = round(time.perf_counter() - start, 3)
+        output = _tail((done.stdout + done.stderr).strip())
+        return RunRecord("hip", tuple(cmd), True, seconds, output, scheduling="convergent")
+    why = "nvcc did not list its steps" if done is None else _first_error(done.stdout + done.stderr)
+    record = _build("hip", cmd, None, timeout)
+    return dataclasses.replace(record, scheduling=f"independent: {why}")
+
+
 _BUILT: dict[str, tuple[RunRecord, Path]] = {}
 _BUILD_LOCKS: dict[str, threading.Lock] = {}
 _BUILD_GUARD = threading.Lock()
@@ -451,7 +476,7 @@ def compare(
         cuda_future = pool.submit(
             _build_original, cuda_cmd, Path(cuda_source), workdir / "cuda.exe", max(timeout, 600.0)
         )
-        hip_future = pool.submit(_build, "hip", hip_cmd, None, max(timeout, 600.0))
+        hip_future = pool.submit(build_translation, hip_cmd, wave, workdir, max(timeout, 600.0))
         cuda, hip = cuda_future.result(), hip_future.result()
     if cuda.built and hip.built:
         cuda = _run(cuda, workdir / "cuda.exe", args, workdir / "run-cuda", timeout)
@@ -625,7 +650,8 @@ def _render(name: str, cmp: Comparison) -> str:
             return f"  {label}: {rec.note or 'build failed'}"
         ran = f"ran {rec.seconds:.3f} s, exit {rec.exit_code}" if rec.ran else "did not run"
         verdict = " | ".join(rec.verdicts) or "no VERDICT line"
-        return f"  {label}: built in {rec.build_seconds:.1f} s, {ran}: {verdict}"
+        how = f" ({rec.scheduling})" if rec.scheduling else ""
+        return f"  {label}: built in {rec.build_seconds:.1f} s{how}, {ran}: {verdict}"
 
     status = "PASS" if cmp.passed else "FAIL"
     lines = [f"cass compare: {name}: {status} on {cmp.backend}: {cmp.reason}"]
@@ -650,6 +676,7 @@ def _markdown(name: str, cmp: Comparison) -> str:
         "",
         f"Result: **{'pass' if cmp.passed else 'fail'}** ({cmp.backend}): {cmp.reason}.",
         f"GPU: {gpu_description()}. nvcc: {nvcc_version() or 'none'}.",
+        *([f"Wave64 scheduling: {cmp.hip.scheduling}."] if cmp.hip.scheduling else []),
         "",
     ]
     cmds = ["", "Commands:", ""]

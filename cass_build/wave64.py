@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .errors import UsageError
 
-__all__ = ["WAVES", "nvcc_flags", "parse_waves"]
+__all__ = ["WAVES", "build_convergent", "convergent_script", "main", "nvcc_flags", "parse_waves"]
 
 #: The wave sizes the layer offers: NVIDIA's warps, AMD's wavefronts (emulated).
 WAVES = (32, 64)
@@ -113,3 +116,135 @@ def nvcc_flags(
             done.add(header)
             flags += ["-include", header]
     return flags
+
+
+#: The virtual architecture whose PTX the convergent build relabels: nvcc 13's lowest.
+_PTX_ARCH = "compute_75"
+_ARCH_FLAG = re.compile(r"^(?:-arch|--gpu-architecture)=(sm_\d+a?|native)$")
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+
+
+def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
+    """A shell script that runs the nvcc command ``cmd`` with the warps of its device code
+    reconverging where branches end, as AMD's wavefronts do; ``None`` if nvcc cannot say.
+
+    Since Volta, NVIDIA schedules the threads of a warp independently: after a branch a
+    warp may go on as several groups, while an AMD wavefront runs as one again, so
+    ``__activemask()`` there names only the caller's group. PTX written for sm_6x keeps the
+    older model (the PTX ISA gives warp intrinsics the convergence of those targets), and
+    ptxas still lowers such PTX for current GPUs. nvcc 13 no longer writes sm_6x PTX, so
+    the script replays nvcc's own steps (``--dryrun``) for ``compute_75`` PTX, relabels
+    the PTX's target as sm_60 before ptxas, and defines ``CASS_WAVE64_CONVERGENT`` for the
+    layer (wave64.h). Its intermediate files go to ``keep_dir``.
+    """
+    args = list(cmd)
+    arch = next((i for i, a in enumerate(args) if _ARCH_FLAG.match(a)), None)
+    if arch is None:
+        return None
+    target = _ARCH_FLAG.match(args[arch]).group(1)  # type: ignore[union-attr]
+    code = "sm_90" if target == "native" else target
+    args[arch : arch + 1] = [f"-arch={_PTX_ARCH}", f"-code={code}"]
+    args[1:1] = ["-DCASS_WAVE64_CONVERGENT=1", "--dryrun", "-keep", f"-keep-dir={keep_dir}"]
+    keep_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    steps = [line[3:] for line in proc.stderr.splitlines() if line.startswith("#$ ")]
+    if proc.returncode != 0 or not steps:
+        return None
+    script = ["set -e"]
+    relabelled = False
+    for step in steps:
+        if m := _ASSIGN.match(step):
+            try:
+                words = shlex.split(m.group(2))
+            except ValueError:
+                continue
+            # nvcc lists its settings as NAME=value; those of several words are already
+            # spelled out in the commands that use them.
+            if len(words) <= 1:
+                script.append(f"export {m.group(1)}={shlex.quote(words[0] if words else '')}")
+            continue
+        # The device code is compiled as for sm_60 throughout, so that headers choose their
+        # pre-Volta paths and libraries that pick a tuning by the PTX version (CUB asks the
+        # runtime, which reads the relabelled target) find kernels built for it.
+        step = step.replace("__CUDA_ARCH__=750", "__CUDA_ARCH__=600")
+        step = step.replace("__CUDA_ARCH_LIST__=750", "__CUDA_ARCH_LIST__=600")
+        if step.startswith("rm "):
+            step = "rm -f " + step[3:]  # files that -keep left where they were made
+        script.append(step)
+        ptx = re.search(r'"?cicc"?\s.*-o\s+"?([^"\s]+\.ptx)"?', step)
+        if ptx:
+            path = shlex.quote(ptx.group(1))
+            script.append(f"sed -i 's/^\\.target sm_75$/.target sm_60/' {path}")
+            script.append(f"grep -q '^\\.target sm_60$' {path}")
+            relabelled = True
+    return "\n".join(script) + "\n" if relabelled else None
+
+
+def build_convergent(
+    cmd: Sequence[str], keep_dir: Path, timeout: float = 600.0
+) -> subprocess.CompletedProcess[str] | None:
+    """Run the nvcc command ``cmd`` as :func:`convergent_script` describes; ``None`` when
+    nvcc could not list its steps. A failed build (device code that needs sm_70's PTX, such
+    as a native ``__nanosleep``, WMMA or cooperative groups' grid sync) comes back with its
+    return code and output, for the caller to build with independent scheduling instead."""
+    script = convergent_script(cmd, keep_dir)
+    if script is None:
+        return None
+    path = keep_dir / "convergent.sh"
+    path.write_text(script, encoding="utf-8")
+    try:
+        return subprocess.run(
+            ["bash", str(path)],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([str(path)], 124, "", f"timed out after {timeout:g} s")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cass_build.wave64 nvcc -arch=sm_90 -DCASS_WAVE=64 ... -o prog``: the
+    build with convergent warps, or, where that fails, the command as given."""
+    cmd = list(sys.argv[1:] if argv is None else argv)
+    if not cmd or not any(_ARCH_FLAG.match(a) for a in cmd):
+        print(
+            "usage: python -m cass_build.wave64 NVCC -arch=sm_XX [nvcc flags...] "
+            "(an nvcc command line with -arch=sm_XX or -arch=native)",
+            file=sys.stderr,
+        )
+        return 2
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cass-wave64-") as keep:
+        done = build_convergent(cmd, Path(keep))
+        if done is not None and done.returncode == 0:
+            sys.stderr.write(done.stdout + done.stderr)
+            return 0
+    why = "nvcc did not list its steps" if done is None else _first_line(done)
+    print(
+        f"cass wave64: warning: the convergent build failed ({why}); building with "
+        "independent thread scheduling, where wave operations after branches that split a "
+        "warp may disagree with AMD [cass-wave64-independent]",
+        file=sys.stderr,
+    )
+    try:
+        return subprocess.run(cmd, check=False).returncode
+    except OSError as exc:
+        print(f"cass wave64: error: cannot run {cmd[0]}: {exc.strerror}", file=sys.stderr)
+        return 127
+
+
+def _first_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = [ln.strip() for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
+    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)]
+    return (errors or lines or ["no compiler output"])[0]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -20,10 +20,11 @@ import pytest
 
 from cass_build import Settings, translate_file
 from cass_build.cli import main
-from cass_build.compare import compare, gpu_backend
+from cass_build.compare import build_translation, compare, gpu_backend
 from cass_build.errors import UsageError
 from cass_build.hip_on_cuda import generate, render
-from cass_build.wave64 import nvcc_flags, parse_waves
+from cass_build.wave64 import convergent_script, nvcc_flags, parse_waves
+from cass_build.wave64 import main as wave64_main
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "cass_build" / "data" / "hip_on_cuda"
@@ -255,6 +256,62 @@ def test_translations_build_in_wave64_mode(
     pairs = zip(jobs, results, strict=True)
     failed = {hip.name: r.stderr[-2000:] for (hip, _), r in pairs if r.returncode}
     assert not failed, failed
+
+
+def _wave64_command(layer: Path, source: Path, out: Path) -> list[str]:
+    flags = nvcc_flags(64, source, nvcc=Path(str(NVCC)))
+    return [str(NVCC), "-std=c++17", "-arch=sm_90", *flags, "-I", str(layer), "-x", "cu",
+            str(source), "-o", str(out)]  # fmt: skip
+
+
+@needs_nvcc
+def test_wave64_builds_with_convergent_warps(layer: Path, tmp_path: Path) -> None:
+    """The selftest's HIP 5.2 translation (maskless shuffles after branches that split
+    warps) builds from PTX relabelled for sm_60, with the layer's convergent protocol."""
+    source = tmp_path / "selftest.hip"
+    options = Settings(hip_version=(5, 2))
+    source.write_bytes(translate_file(PROGRAMS / "selftest.cu", options=options).data)
+    cmd = _wave64_command(layer, source, tmp_path / "selftest")
+    record = build_translation(cmd, 64, tmp_path / "work", 600.0)
+    assert record.built, record.build_output
+    assert record.scheduling == "convergent"
+    assert record.build_command == tuple(cmd)
+    assert (tmp_path / "selftest").is_file()
+    ptx = (tmp_path / "work" / "convergent" / "selftest.ptx").read_text()
+    assert re.search(r"^\.target sm_60$", ptx, re.MULTILINE)
+    # The ITS protocol's sm_70 instructions are out, the layer's gathering is in.
+    assert "nanosleep" not in ptx and "match.any" not in ptx
+    assert "atom.shared.cas.b64" in ptx
+
+
+@needs_nvcc
+def test_wave64_falls_back_to_independent_scheduling(
+    layer: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Device code that needs sm_70's PTX builds as before, and the record says why."""
+    source = tmp_path / "sleep.hip"
+    source.write_text(
+        "#include <hip/hip_runtime.h>\n"
+        "__global__ void k(int* o) { __nanosleep(100); o[threadIdx.x] = __ballot(1) >> 32; }\n"
+        "int main() { return 0; }\n"
+    )
+    cmd = _wave64_command(layer, source, tmp_path / "sleep")
+    record = build_translation(cmd, 64, tmp_path / "work", 600.0)
+    assert record.built, record.build_output
+    assert record.scheduling.startswith("independent: ")
+    assert "__nanosleep" in record.scheduling  # sm_70 and later only
+    (tmp_path / "sleep").unlink()
+    assert wave64_main(cmd) == 0  # the command-line form: a warning, then the plain build
+    assert (tmp_path / "sleep").is_file()
+    warning = capsys.readouterr().err
+    assert "cass wave64: warning: the convergent build failed" in warning
+    assert "[cass-wave64-independent]" in warning
+
+
+def test_convergent_script_needs_a_real_architecture(tmp_path: Path) -> None:
+    assert convergent_script(["nvcc", "-c", "k.cu"], tmp_path) is None
+    assert convergent_script(["nvcc", "-arch=compute_90", "-c", "k.cu"], tmp_path) is None
+    assert wave64_main(["nvcc", "-c", "k.cu"]) == 2
 
 
 @pytest.mark.skipif(gpu_backend() != "nvidia", reason="needs an NVIDIA GPU")

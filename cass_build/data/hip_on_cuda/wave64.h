@@ -58,6 +58,19 @@
 
 __device__ constexpr int cass_wave64_warp_size = 64;
 
+// CASS_WAVE64_CONVERGENT: the build gives NVIDIA's warps the convergence of pre-Volta
+// GPUs, as AMD's wavefronts have it (cass_build/wave64.py compiles the device code as PTX
+// for sm_60, which ptxas lowers for the GPU with the warp reconverging where the branch
+// ends, instead of with independent thread scheduling). A warp's active lanes are then
+// those a 64-lane wave would have active in that half, so the protocol takes each crew as
+// its warp's whole part and waits only for the other warp. Set by the build, never by
+// hand: without that PTX target the same source runs with independent scheduling.
+#ifdef CASS_WAVE64_CONVERGENT
+#define CASS_WAVE64_CONVERGENT_ 1
+#else
+#define CASS_WAVE64_CONVERGENT_ 0
+#endif
+
 namespace cass_wave64 {
 
 typedef unsigned long long u64;
@@ -170,7 +183,9 @@ struct crew {
 
     __device__ void pause(unsigned polls, unsigned site) const {
         if (polls >= CASS_WAVE64_STUCK) stuck("a wave operation waited too long", site, lead());
+#if !CASS_WAVE64_CONVERGENT_  // __nanosleep needs sm_70's PTX
         if (polls >= 64u) __nanosleep(polls < 1024u ? 64u : 256u);
+#endif
     }
 };
 
@@ -370,6 +385,9 @@ __device__ inline party named(u64 lanes) {
     const place p = where();
     const u64 expect = lanes & p.existing;
     const unsigned own = static_cast<unsigned>(expect >> (32u * p.half));
+    // Converged, the warp's active lanes are its part: a mask naming others would hang in
+    // __ballot_sync (sm_6x requires its mask to be the active lanes).
+    if (CASS_WAVE64_CONVERGENT_) return party{__activemask(), expect, true};
     if ((own >> p.lane) & 1u) return party{__ballot_sync(own, 1), expect, true};
     // A lane that is not named calls anyway, which HIP leaves undefined: it runs maskless,
     // apart from the named lanes of its warp.
@@ -384,8 +402,13 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
     // protocol's functions are shared by every call site, so a warp's groups from two
     // operations can meet in them (H200, run 8: the lanes of `if (lane % 2 == 0)` and
     // those that skipped it, one crew). A crew is the lanes at one operation.
+#if CASS_WAVE64_CONVERGENT_  // one operation's lanes only: the warp is converged
+    g.c = crew_of(who.mask, p);
+    const u64 settles = 0xffffffffull << (32u * p.half);
+#else
     g.c = crew_of(__match_any_sync(who.mask, site & 0xffffu), p);
     const u64 settles = who.named ? 0xffffffffull << (32u * p.half) : 0ull;
+#endif
     g.tag = block_tag();
     g.site = site & 0xffffu;
     const crew& c = g.c;
@@ -497,7 +520,7 @@ __device__ inline void finish(const gathering& g) {
     // __syncwarp, since every participant of a gathering finishes it.
     const unsigned mine = static_cast<unsigned>(g.participants >> (32u * g.c.half));
     CASS_WAVE64_MARK(g.site, 4u);
-    if (mine != g.c.mask) __syncwarp(mine);
+    if (!CASS_WAVE64_CONVERGENT_ && mine != g.c.mask) __syncwarp(mine);
     CASS_WAVE64_MARK(g.site, 5u);
 }
 
