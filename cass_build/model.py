@@ -411,6 +411,17 @@ def translate_bytes(
             changed_lines.append((first, first + piece.count(b"\n")))
         else:
             kept_hazard = True
+    if changes and not every_unit:
+        dropped = dangling(changes, _splice(whole, changes))
+        if dropped:
+            # The model dropped a declaration (held-out: `const int kWarpSize = 32;` became
+            # an unrelated constant) that code it did not change still uses: the file
+            # cannot compile. That declaration keeps the rules' text, which makes the
+            # file's fix partial.
+            names = ", ".join(sorted(n for i in dropped for n in _lost(*changes[i])))
+            stats.fallbacks.append(f"drops a declaration the file still uses ({names})")
+            changes = [c for i, c in enumerate(changes) if i not in dropped]
+            kept_hazard = True
     if changes and kept_hazard and not every_unit:
         # Some flagged declarations changed and others did not: a helper reducing over
         # 64 lanes beside a kernel still indexing 32-lane warps is worse than either
@@ -446,6 +457,75 @@ def translate_bytes(
         )
         return ruled.data
     return whole
+
+
+def _splice(whole: bytes, changes: Sequence[tuple[bytes, bytes]]) -> bytes:
+    """``whole`` with each change's draft replaced by its translation, in order."""
+    pos = 0
+    for draft, translated in changes:
+        at = whole.find(draft, pos)
+        if at < 0:
+            continue
+        whole = whole[:at] + translated + whole[at + len(draft) :]
+        pos = at + len(translated)
+    return whole
+
+
+#: Identifiers that look declared at file scope (a name before `(`) but declare nothing.
+_NOT_DECLARED = frozenset(
+    b"alignas alignof decltype sizeof static_assert noexcept operator template typename "
+    b"defined if while for switch return".split()
+)
+
+
+def _declared(unit: bytes) -> set[bytes]:
+    """Names a declaration declares at file scope: an identifier before `=`, `;`, `[`,
+    `(`, `{` or `,` outside braces and parentheses, and a macro's name."""
+    from . import _core
+
+    toks = [
+        (unit[b:e], kind)
+        for b, e, kind, _ in _core.tokens(unit)
+        if unit[b:e] != b"\n" and not unit.startswith((b"//", b"/*"), b)  # code only
+    ]
+    names: set[bytes] = set()
+    braces = parens = 0
+    for k, (text, kind) in enumerate(toks):
+        if kind != _core.TOKEN_IDENTIFIER:
+            braces += text == b"{"
+            braces -= text == b"}" and braces > 0
+            parens += text == b"("
+            parens -= text == b")" and parens > 0
+            continue
+        if text in _NOT_DECLARED or text.startswith(b"__"):
+            continue
+        after = toks[k + 1][0] if k + 1 < len(toks) else b""
+        macro = k >= 2 and toks[k - 2][0] == b"#" and toks[k - 1][0] == b"define"
+        if macro or (braces == parens == 0 and after in (b"=", b";", b"[", b"(", b"{", b",")):
+            names.add(text)
+    return names
+
+
+def _identifiers(text: bytes) -> set[bytes]:
+    from . import _core
+
+    return {text[b:e] for b, e, kind, _ in _core.tokens(text) if kind == _core.TOKEN_IDENTIFIER}
+
+
+def _lost(draft: bytes, translated: bytes) -> set[str]:
+    """Names the draft declares that the translation no longer spells."""
+    return {n.decode("utf-8", "replace") for n in _declared(draft) - _identifiers(translated)}
+
+
+def dangling(changes: Sequence[tuple[bytes, bytes]], result: bytes) -> list[int]:
+    """The changes whose translation drops a name its draft declares while ``result``
+    (the file with every change) still uses it elsewhere."""
+    used = _identifiers(result)
+    return [
+        i
+        for i, (draft, translated) in enumerate(changes)
+        if any(n in used for n in _declared(draft) - _identifiers(translated))
+    ]
 
 
 def _warp_constant_left(data: bytes, result: bytes, found: Sequence[Diagnostic]) -> str:

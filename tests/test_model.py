@@ -21,6 +21,7 @@ from cass_build.model import (
     ModelError,
     Runner,
     UnitStats,
+    dangling,
     departures,
     load,
     model_dir,
@@ -167,6 +168,35 @@ def test_a_model_output_that_narrows_a_64_bit_type_keeps_the_rules_translation()
     assert stats.fallbacks == ["narrows a 64-bit integer type"]
     assert out == rules_translate(data, "wide_ballot.cu", Settings()).data
     assert b"unsigned long long below" in out
+
+
+def test_dangling_finds_dropped_declarations_still_in_use() -> None:
+    change = (b"const int kWarp = 32;", b"constexpr int kMaxWarps = 1024 / 32;")
+    kept = (b"int f(int x) { return x & 31; }", b"int f(int x) { return x % warpSize; }")
+    used = b"constexpr int kMaxWarps = 1024 / 32;\nint g() { return kWarp / 2; }\n"
+    assert dangling([kept, change], used) == [1]
+    # Every use went with the declaration (the model rewrote them all): nothing dangles.
+    assert dangling([change], b"constexpr int kMaxWarps = 1024 / 32;\nint g() { return 16; }") == []
+    # Locals, parameters and names in comments or strings are not file-scope declarations.
+    local = (b"int h(int lane) { int n = lane; return n; }", b"int h(int i) { return i; }")
+    assert dangling([local], b"int h(int i) { return i; }\nint m(int lane, int n);") == []
+    macro = (b"#define WARP 32\n", b"// 32 lanes\n")
+    assert dangling([macro], b"// 32 lanes\nint w = WARP;\n") == [0]
+
+
+def test_a_model_output_that_drops_a_used_declaration_keeps_the_rules_translation() -> None:
+    # A held-out program (subset B): the model rewrote `const int kWarpSize = 32;` as an
+    # unrelated constant, while warpSum, which the rules do not flag, still reads
+    # kWarpSize. The file could not compile; the declaration keeps the rules' text, so the
+    # fix is partial and the file keeps the rules' translation.
+    data = (FIXTURES / "model" / "dropped_constant.cu").read_bytes()
+    stats = UnitStats()
+    out = model_translate(data, "dropped_constant.cu", Settings(), stats=stats)
+    assert stats.fallbacks == [
+        "drops a declaration the file still uses (kWarpSize)",
+        "partial hazard fix: the rules' translation is kept",
+    ]
+    assert out == rules_translate(data, "dropped_constant.cu", Settings()).data
 
 
 def test_only_hazard_declarations_go_to_the_model() -> None:
