@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|",
     ]
     for key in sorted(groups, key=lambda k: (k != "all", k.startswith("hazard:"), k)):
-        lines.append(f"| {key} | " + " | ".join(_pct(groups[key].get(s)) for s in STRATEGIES) + " |")
+        cells = " | ".join(_pct(groups[key].get(s)) for s in STRATEGIES)
+        lines.append(f"| {key} | {cells} |")
     (args.out / "model_outputs.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

@@ -8,6 +8,8 @@ checks use the shorter declarations of the fixtures.
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import shutil
 import subprocess
@@ -429,3 +431,35 @@ def test_a_warp_constant_still_used_keeps_the_rules_translation() -> None:
     out = model_translate(agnostic, "sum.cu", settings, stats=stats)
     assert stats.fallbacks == []
     assert b"for (int off = warpSize / 2; off > 0; off /= 2)" in out
+
+
+def test_model_outputs_scores_units_on_the_files_written(tmp_path: Path) -> None:
+    """bench/model_outputs.py: a unit is exact where its reference is in the strategy's file."""
+    data = tmp_path / "data"
+    data.mkdir()
+    fixed = "\n__global__ void k(int* o) { o[threadIdx.x % warpSize] = 1; }\n"
+    records = [
+        {"id": "p#0", "file": "p", "hip": fixed, "hazards": ["cass-warp-lane-arith"]},
+        {"id": "p#1", "file": "p", "hip": "\nint main() { return 0; }\n", "hazards": []},
+        {"id": "p#0a", "file": "p", "hip": fixed, "hazards": []},  # belongs to no file
+        {"id": "q#0", "file": "q", "hip": fixed, "hazards": ["cass-warp-lane-arith"]},
+    ]
+    with gzip.open(data / "test.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in records)
+    files = {
+        "rules": "\n__global__ void k(int* o) { o[threadIdx.x & 31] = 1; }\n",
+        "model": fixed,
+        "auto": fixed,
+    }
+    for strategy, kernel in files.items():
+        (tmp_path / "out" / strategy / "p").mkdir(parents=True)
+        text = kernel + "\nint main() { return 0; }\n"
+        (tmp_path / "out" / strategy / "p" / "main.hip").write_text(text)
+    script = Path(__file__).resolve().parents[1] / "bench" / "model_outputs.py"
+    cmd = [sys.executable, str(script), "--data", str(data), "--outputs", str(tmp_path / "out")]
+    done = subprocess.run([*cmd, "--out", str(tmp_path / "r")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "r" / "model_outputs.json").read_text())
+    assert doc["units"] == 2 and doc["programs"] == 1  # q has no files; p#0a is no unit
+    assert doc["groups"]["hazard subset"] == {"model": [1, 1], "rules": [0, 1], "auto": [1, 1]}
+    assert doc["groups"]["no hazard"]["rules"] == [1, 1]
