@@ -287,7 +287,7 @@ def build_translation(cmd: list[str], wave: int, workdir: Path, timeout: float) 
     with independent thread scheduling, saying so in ``scheduling``."""
     if wave != 64:
         return _build("hip", cmd, None, timeout)
-    from .wave64 import build_convergent
+    from .wave64 import NO_SCRIPT, build_convergent
 
     start = time.perf_counter()
     done = build_convergent(cmd, workdir / "convergent", timeout)
@@ -295,7 +295,7 @@ def build_translation(cmd: list[str], wave: int, workdir: Path, timeout: float) 
         seconds = round(time.perf_counter() - start, 3)
         output = _tail((done.stdout + done.stderr).strip())
         return RunRecord("hip", tuple(cmd), True, seconds, output, scheduling="convergent")
-    why = "nvcc did not list its steps" if done is None else _first_error(done.stdout + done.stderr)
+    why = NO_SCRIPT if done is None else _first_error(done.stdout + done.stderr)
     record = _build("hip", cmd, None, timeout)
     return dataclasses.replace(record, scheduling=f"independent: {why}")
 

@@ -24,7 +24,15 @@ from pathlib import Path
 
 from .errors import UsageError
 
-__all__ = ["WAVES", "build_convergent", "convergent_script", "main", "nvcc_flags", "parse_waves"]
+__all__ = [
+    "NO_SCRIPT",
+    "WAVES",
+    "build_convergent",
+    "convergent_script",
+    "main",
+    "nvcc_flags",
+    "parse_waves",
+]
 
 #: The wave sizes the layer offers: NVIDIA's warps, AMD's wavefronts (emulated).
 WAVES = (32, 64)
@@ -120,13 +128,17 @@ def nvcc_flags(
 
 #: The virtual architecture whose PTX the convergent build relabels: nvcc 13's lowest.
 _PTX_ARCH = "compute_75"
-_ARCH_FLAG = re.compile(r"^(?:-arch|--gpu-architecture)=(sm_\d+a?|native)$")
+_ARCH_FLAG = re.compile(r"^(?:-arch|--gpu-architecture)=(sm_\d+a?)$")
+#: Why a command gets no convergent build, when :func:`convergent_script` returns None.
+NO_SCRIPT = "the command names no -arch=sm_XX, or nvcc --dryrun listed no steps"
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 
 
 def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
     """A shell script that runs the nvcc command ``cmd`` with the warps of its device code
-    reconverging where branches end, as AMD's wavefronts do; ``None`` if nvcc cannot say.
+    reconverging where branches end, as AMD's wavefronts do; ``None`` (:data:`NO_SCRIPT`)
+    for a command without ``-arch=sm_XX`` (``native`` names no architecture to lower for)
+    or one nvcc cannot list the steps of.
 
     Since Volta, NVIDIA schedules the threads of a warp independently: after a branch a
     warp may go on as several groups, while an AMD wavefront runs as one again, so
@@ -141,8 +153,7 @@ def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
     arch = next((i for i, a in enumerate(args) if _ARCH_FLAG.match(a)), None)
     if arch is None:
         return None
-    target = _ARCH_FLAG.match(args[arch]).group(1)  # type: ignore[union-attr]
-    code = "sm_90" if target == "native" else target
+    code = args[arch].split("=", 1)[1]
     args[arch : arch + 1] = [f"-arch={_PTX_ARCH}", f"-code={code}"]
     args[1:1] = ["-DCASS_WAVE64_CONVERGENT=1", "--dryrun", "-keep", f"-keep-dir={keep_dir}"]
     keep_dir.mkdir(parents=True, exist_ok=True)
@@ -177,8 +188,9 @@ def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
         ptx = re.search(r'"?cicc"?\s.*-o\s+"?([^"\s]+\.ptx)"?', step)
         if ptx:
             path = shlex.quote(ptx.group(1))
-            script.append(f"sed -i 's/^\\.target sm_75$/.target sm_60/' {path}")
-            script.append(f"grep -q '^\\.target sm_60$' {path}")
+            # `.target sm_75` or `.target sm_75, debug` (-G)
+            script.append(f"sed -i 's/^\\.target sm_75\\b/.target sm_60/' {path}")
+            script.append(f"grep -q '^\\.target sm_60\\b' {path}")
             relabelled = True
     return "\n".join(script) + "\n" if relabelled else None
 
@@ -186,10 +198,10 @@ def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
 def build_convergent(
     cmd: Sequence[str], keep_dir: Path, timeout: float = 600.0
 ) -> subprocess.CompletedProcess[str] | None:
-    """Run the nvcc command ``cmd`` as :func:`convergent_script` describes; ``None`` when
-    nvcc could not list its steps. A failed build (device code that needs sm_70's PTX, such
-    as a native ``__nanosleep``, WMMA or cooperative groups' grid sync) comes back with its
-    return code and output, for the caller to build with independent scheduling instead."""
+    """Run the nvcc command ``cmd`` as :func:`convergent_script` describes; ``None`` where
+    that gives no script (:data:`NO_SCRIPT`). A failed build (device code that needs sm_70's
+    PTX, such as a native ``__nanosleep``, WMMA or cooperative groups' grid sync) comes back
+    with its return code and output, for the caller to build with independent scheduling."""
     script = convergent_script(cmd, keep_dir)
     if script is None:
         return None
@@ -215,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cmd or not any(_ARCH_FLAG.match(a) for a in cmd):
         print(
             "usage: python -m cass_build.wave64 NVCC -arch=sm_XX [nvcc flags...] "
-            "(an nvcc command line with -arch=sm_XX or -arch=native)",
+            "(an nvcc command line with -arch=sm_XX)",
             file=sys.stderr,
         )
         return 2
@@ -226,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if done is not None and done.returncode == 0:
             sys.stderr.write(done.stdout + done.stderr)
             return 0
-    why = "nvcc did not list its steps" if done is None else _first_line(done)
+    why = NO_SCRIPT if done is None else _first_line(done)
     print(
         f"cass wave64: warning: the convergent build failed ({why}); building with "
         "independent thread scheduling, where wave operations after branches that split a "

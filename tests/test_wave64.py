@@ -311,6 +311,7 @@ def test_wave64_falls_back_to_independent_scheduling(
 def test_convergent_script_needs_a_real_architecture(tmp_path: Path) -> None:
     assert convergent_script(["nvcc", "-c", "k.cu"], tmp_path) is None
     assert convergent_script(["nvcc", "-arch=compute_90", "-c", "k.cu"], tmp_path) is None
+    assert convergent_script(["nvcc", "-arch=native", "-c", "k.cu"], tmp_path) is None
     assert wave64_main(["nvcc", "-c", "k.cu"]) == 2
 
 
