@@ -22,7 +22,10 @@
 // with no wave operation): a short patience for lanes of a warp that already has lanes in the
 // gathering, a longer one for a whole warp. A crew is only what the scheduler runs together:
 // with independent thread scheduling one warp may arrive as several crews, which join the
-// same gathering. Shared memory is not initialised at block start, so the record carries a
+// same gathering. Builds through cass_build.wave64.build_convergent (the default of
+// `cass compare` and `cass bench`) give the warps AMD's convergence instead
+// (CASS_WAVE64_CONVERGENT, below): a crew is then its warp's whole part of the operation.
+// Shared memory is not initialised at block start, so the record carries a
 // tag of the grid launch and block; a record with another tag is fresh.
 //
 // Included by the generated layer.h after the generated names, so CUDA spellings are used
