@@ -83,21 +83,27 @@ def test_bad_wave_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(PROGRAMS / "ballot32.cu"), "--wave", "16"]) == 2
 
 
-def test_protocol_on_cpu_threads(tmp_path: Path) -> None:
-    """CPU threads play the lanes of a wave through branches, loops, barriers, exits."""
+@pytest.mark.parametrize("scheduling", ["independent", "convergent"])
+def test_protocol_on_cpu_threads(scheduling: str, tmp_path: Path) -> None:
+    """CPU threads play the lanes of a wave through branches, loops, barriers, exits: with
+    warps split at random (independent scheduling), or split only where the code branches
+    (convergent builds, which add a branch inside a warp)."""
     gxx = shutil.which("g++")
     if gxx is None:
         pytest.skip("g++ is not installed")
     exe = tmp_path / "protocol"
     cmd = [gxx, "-std=c++20", "-O1", "-pthread", "-I", str(DATA)]
+    if scheduling == "convergent":
+        cmd.append("-DCASS_WAVE64_CONVERGENT=1")
     cmd += [str(PROGRAMS / "protocol_host.cpp"), "-o", str(exe)]
     built = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if built.returncode and "c++20" in built.stderr:
         pytest.skip(f"g++ lacks C++20: {built.stderr.strip()[:200]}")
     assert built.returncode == 0, built.stderr
-    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=180, check=False)
     assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
     assert ran.stdout.strip() == "protocol: all scenarios passed"
+    assert ("partial: done" in ran.stderr) == (scheduling == "convergent")
 
 
 def test_fixtures_declare_what_they_prove() -> None:

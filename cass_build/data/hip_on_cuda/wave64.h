@@ -73,6 +73,11 @@ __device__ constexpr int cass_wave64_warp_size = 64;
 #else
 #define CASS_WAVE64_CONVERGENT_ 0
 #endif
+// What a converged crew does between polls: nothing on the GPU (sm_60's PTX has no
+// __nanosleep); the CPU model of the protocol gives the processor up here.
+#ifndef CASS_WAVE64_BACKOFF
+#define CASS_WAVE64_BACKOFF(polls) ((void)(polls))
+#endif
 
 namespace cass_wave64 {
 
@@ -186,7 +191,9 @@ struct crew {
 
     __device__ void pause(unsigned polls, unsigned site) const {
         if (polls >= CASS_WAVE64_STUCK) stuck("a wave operation waited too long", site, lead());
-#if !CASS_WAVE64_CONVERGENT_  // __nanosleep needs sm_70's PTX
+#if CASS_WAVE64_CONVERGENT_  // __nanosleep needs sm_70's PTX
+        CASS_WAVE64_BACKOFF(polls);
+#else
         if (polls >= 64u) __nanosleep(polls < 1024u ? 64u : 256u);
 #endif
     }
