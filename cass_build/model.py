@@ -428,14 +428,7 @@ def translate_bytes(
         # translation alone (seen on the held-out programs), so the file keeps the rules'.
         stats.fallbacks.append("partial hazard fix: the rules' translation is kept")
         return whole
-    pos = 0
-    for draft, translated in changes:
-        at = whole.find(draft, pos)
-        if at < 0:
-            stats.fallbacks.append("declaration not found in the file's rules translation")
-            continue
-        whole = whole[:at] + translated + whole[at + len(draft) :]
-        pos = at + len(translated)
+    whole = _splice(whole, changes, stats)
     if not changes or every_unit:
         return whole
     if used := _warp_constant_left(data, whole, ruled.diagnostics):
@@ -459,12 +452,16 @@ def translate_bytes(
     return whole
 
 
-def _splice(whole: bytes, changes: Sequence[tuple[bytes, bytes]]) -> bytes:
+def _splice(
+    whole: bytes, changes: Sequence[tuple[bytes, bytes]], stats: UnitStats | None = None
+) -> bytes:
     """``whole`` with each change's draft replaced by its translation, in order."""
     pos = 0
     for draft, translated in changes:
         at = whole.find(draft, pos)
         if at < 0:
+            if stats is not None:
+                stats.fallbacks.append("declaration not found in the file's rules translation")
             continue
         whole = whole[:at] + translated + whole[at + len(draft) :]
         pos = at + len(translated)
