@@ -188,10 +188,11 @@ def test_dangling_finds_dropped_declarations_still_in_use() -> None:
 
 def test_a_model_output_that_drops_a_used_declaration_keeps_the_rules_translation() -> None:
     # A held-out program (subset B; its constant declared `static` here, so that no
-    # declaration of the fixture is in the training or validation data, exactly or nearly):
-    # the model rewrites `kWarpSize = 32` as an unrelated constant, while warpSum, which
-    # the rules do not flag, still reads kWarpSize. The file could not compile; the declaration keeps the rules' text, so the
-    # fix is partial and the file keeps the rules' translation.
+    # declaration of the fixture is in the training or validation data, exactly or
+    # nearly): the model rewrites `kWarpSize = 32` as an unrelated constant, while warpSum,
+    # which the rules do not flag, still reads kWarpSize. The file could not compile; the
+    # declaration keeps the rules' text, so the fix is partial and the file keeps the
+    # rules' translation.
     data = (FIXTURES / "model" / "dropped_constant.cu").read_bytes()
     stats = UnitStats()
     out = model_translate(data, "dropped_constant.cu", Settings(), stats=stats)
