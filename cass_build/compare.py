@@ -41,6 +41,7 @@ __all__ = [
     "add_parser",
     "build_translation",
     "compare",
+    "first_error",
     "gpu_backend",
     "gpu_description",
     "nvcc_version",
@@ -251,7 +252,8 @@ def _tail(text: str) -> str:
     return text if len(text) <= _TAIL else "..." + text[-_TAIL:]
 
 
-def _first_error(output: str) -> str:
+def first_error(output: str) -> str:
+    """A compiler output's first line that names an error, else its last line."""
     for line in output.splitlines():
         if re.search(r"\berror\b", line, re.IGNORECASE):
             return line.strip()
@@ -295,7 +297,7 @@ def build_translation(cmd: list[str], wave: int, workdir: Path, timeout: float) 
         seconds = round(time.perf_counter() - start, 3)
         output = _tail((done.stdout + done.stderr).strip())
         return RunRecord("hip", tuple(cmd), True, seconds, output, scheduling="convergent")
-    why = NO_SCRIPT if done is None else _first_error(done.stdout + done.stderr)
+    why = NO_SCRIPT if done is None else first_error(done.stdout + done.stderr)
     record = _build("hip", cmd, None, timeout)
     return dataclasses.replace(record, scheduling=f"independent: {why}")
 
@@ -391,9 +393,9 @@ def _includes(dirs: Sequence[Path]) -> list[str]:
 
 def _judge(cuda: RunRecord, hip: RunRecord) -> tuple[bool, str]:
     if not cuda.built:
-        return False, f"the CUDA original did not build: {_first_error(cuda.build_output)}"
+        return False, f"the CUDA original did not build: {first_error(cuda.build_output)}"
     if not hip.built:
-        return False, f"the HIP translation did not build: {_first_error(hip.build_output)}"
+        return False, f"the HIP translation did not build: {first_error(hip.build_output)}"
     for side, name in ((cuda, "the CUDA original"), (hip, "the HIP translation")):
         if side.timed_out:
             return False, f"{name} timed out after {side.seconds:g} s"
@@ -510,7 +512,7 @@ def _compare_amd(
     cuda = RunRecord("cuda", note="not built: the CUDA original cannot run on an AMD GPU")
     where = "AMD GPU: the CUDA original cannot run here, so only the program's own verdict counts"
     if not hip.built:
-        reason = f"{where}; the HIP build failed: {_first_error(hip.build_output)}"
+        reason = f"{where}; the HIP build failed: {first_error(hip.build_output)}"
         return Comparison(False, reason, "amd", cuda, hip)
     if hip.timed_out:
         return Comparison(False, f"{where}; it timed out", "amd", cuda, hip)

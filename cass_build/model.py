@@ -312,12 +312,16 @@ def narrows(draft: bytes, out: bytes) -> bool:
     return _wide_types(out) < _wide_types(draft)
 
 
-def _wide_types(source: bytes) -> int:
+def _words(source: bytes) -> list[bytes]:
+    """The identifiers (keywords included) of ``source``, in order, on the core's tokens:
+    comments and strings are not code."""
     from . import _core
 
-    words = [
-        source[b:e] for b, e, kind, _ in _core.tokens(source) if kind == _core.TOKEN_IDENTIFIER
-    ]
+    return [source[b:e] for b, e, kind, _ in _core.tokens(source) if kind == _core.TOKEN_IDENTIFIER]
+
+
+def _wide_types(source: bytes) -> int:
+    words = _words(source)
     pairs = sum(1 for a, b in itertools.pairwise(words) if a == b == b"long")
     return pairs + sum(w in (b"int64_t", b"uint64_t") for w in words)
 
@@ -418,7 +422,8 @@ def translate_bytes(
             # an unrelated constant) that code it did not change still uses: the file
             # cannot compile. That declaration keeps the rules' text, which makes the
             # file's fix partial.
-            names = ", ".join(sorted(n for i in dropped for n in _lost(*changes[i])))
+            lost = {n for i in dropped for n in _lost(*changes[i])}
+            names = ", ".join(sorted(n.decode("utf-8", "replace") for n in lost))
             stats.fallbacks.append(f"drops a declaration the file still uses ({names})")
             changes = [c for i, c in enumerate(changes) if i not in dropped]
             kept_hazard = True
@@ -503,26 +508,16 @@ def _declared(unit: bytes) -> set[bytes]:
     return names
 
 
-def _identifiers(text: bytes) -> set[bytes]:
-    from . import _core
-
-    return {text[b:e] for b, e, kind, _ in _core.tokens(text) if kind == _core.TOKEN_IDENTIFIER}
-
-
-def _lost(draft: bytes, translated: bytes) -> set[str]:
+def _lost(draft: bytes, translated: bytes) -> set[bytes]:
     """Names the draft declares that the translation no longer spells."""
-    return {n.decode("utf-8", "replace") for n in _declared(draft) - _identifiers(translated)}
+    return _declared(draft) - set(_words(translated))
 
 
 def dangling(changes: Sequence[tuple[bytes, bytes]], result: bytes) -> list[int]:
     """The changes whose translation drops a name its draft declares while ``result``
     (the file with every change) still uses it elsewhere."""
-    used = _identifiers(result)
-    return [
-        i
-        for i, (draft, translated) in enumerate(changes)
-        if any(n in used for n in _declared(draft) - _identifiers(translated))
-    ]
+    used = set(_words(result))
+    return [i for i, change in enumerate(changes) if _lost(*change) & used]
 
 
 def _warp_constant_left(data: bytes, result: bytes, found: Sequence[Diagnostic]) -> str:

@@ -238,7 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if done is not None and done.returncode == 0:
             sys.stderr.write(done.stdout + done.stderr)
             return 0
-    why = NO_SCRIPT if done is None else _first_line(done)
+    from .compare import first_error
+
+    why = NO_SCRIPT if done is None else first_error(done.stdout + done.stderr)
     print(
         f"cass wave64: warning: the convergent build failed ({why}); building with "
         "independent thread scheduling, where wave operations after branches that split a "
@@ -250,12 +252,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"cass wave64: error: cannot run {cmd[0]}: {exc.strerror}", file=sys.stderr)
         return 127
-
-
-def _first_line(done: subprocess.CompletedProcess[str]) -> str:
-    lines = [ln.strip() for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
-    errors = [ln for ln in lines if re.search(r"\berror\b", ln, re.IGNORECASE)]
-    return (errors or lines or ["no compiler output"])[0]
 
 
 if __name__ == "__main__":
