@@ -61,34 +61,6 @@ class Strategy(Protocol):
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate: ...
 
 
-def _core_stamp() -> str:
-    """The C++ core's file identity: a rebuilt core may translate differently."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("cass_build._core")
-    if spec is None or not spec.origin:
-        return "-"
-    try:
-        st = Path(spec.origin).stat()
-    except OSError:
-        return "-"
-    return f"{spec.origin}:{st.st_size}:{st.st_mtime_ns}"
-
-
-def _python_stamp(*modules: str) -> str:
-    """The identity of this package's Python modules that shape a strategy's output: an
-    upgraded runtime (a new fallback guard) must not reuse translations cached before it."""
-    here = Path(__file__).parent
-    parts = []
-    for name in modules:
-        try:
-            st = (here / f"{name}.py").stat()
-            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            parts.append(f"{name}:-")
-    return ",".join(parts)
-
-
 class RulesStrategy:
     name = "rules"
 
@@ -96,9 +68,10 @@ class RulesStrategy:
         return None
 
     def fingerprint(self) -> str:
+        from ._fingerprint import code_digest
         from .tables import tables_digest
 
-        return f"rules:{tables_digest()}:{_core_stamp()}:{_python_stamp('rules')}"
+        return f"rules:{tables_digest()}:{code_digest()}"
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from .rules import translate_bytes
@@ -169,8 +142,11 @@ class ModelStrategy:
                 digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
             except OSError:
                 digest.update(b"-")
-        stamp = _python_stamp("model", "units", "rules")
-        return "model:" + digest.hexdigest()[:16] + ":" + _core_stamp() + ":" + stamp
+        from ._fingerprint import code_digest
+        from .tables import tables_digest
+
+        # The model drafts with the rules, so their tables shape its output too.
+        return f"model:{digest.hexdigest()[:16]}:{tables_digest()}:{code_digest()}"
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from .errors import CassError

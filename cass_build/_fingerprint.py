@@ -1,0 +1,55 @@
+"""What a cached translation depends on in CASS itself: its code and its data, by content.
+
+Cache keys hold ``code_digest()``: a hash of every Python module of the installed
+package (its path inside the package and its bytes) and of the C++ core's bytes.
+No module is named here, so moving, adding or splitting a module changes the key
+(once) and can never leave a stale placeholder in it. The table and model files are
+keyed by their own digests (``tables_digest``, ``model_digest``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+from pathlib import Path
+
+__all__ = ["code_digest", "files_digest"]
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def files_digest(root: Path, paths: list[Path]) -> str:
+    """A hash of ``paths`` (relative to ``root``, with their bytes), in sorted order."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        rel = path.relative_to(root).as_posix()
+        data = path.read_bytes()
+        digest.update(f"{rel}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _python_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
+
+
+def code_digest(root: Path | None = None) -> str:
+    """The package's Python code and compiled core, by content (3 ms, once per process).
+
+    ``root`` names another copy of the package (tests); its core is not part of it.
+    """
+    return _installed() if root is None else _digest(root, None)
+
+
+@functools.cache
+def _installed() -> str:
+    spec = importlib.util.find_spec(f"{_PACKAGE.name}._core")
+    return _digest(_PACKAGE, Path(spec.origin) if spec is not None and spec.origin else None)
+
+
+def _digest(root: Path, core: Path | None) -> str:
+    digest = hashlib.sha256(files_digest(root, _python_files(root)).encode())
+    if core is not None:
+        digest.update(b"\0core\0" + hashlib.sha256(core.read_bytes()).digest())
+    return digest.hexdigest()[:24]
