@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cass_build.compare import (  # noqa: E402
+from cass_build.runcheck.compare import (  # noqa: E402
     Comparison,
     compare,
     gpu_backend,
@@ -61,7 +61,7 @@ def directives(path: Path) -> dict[str, str]:
 def translate_all(out: Path, versions: list[str]) -> None:
     """Rules translations of every program and local header, one folder per HIP version."""
     from cass_build import Settings, translate_file
-    from cass_build.tables import parse_version
+    from cass_build.rules.tables import parse_version
 
     sources = sorted(PROGRAMS.glob("*.cu")) + sorted(PROGRAMS.glob("*.cuh"))
     for version in versions:
@@ -132,7 +132,7 @@ def cell(value: object) -> str:
 def report(
     rows: list[dict[str, object]], versions: list[str], command: str, args: argparse.Namespace
 ) -> None:
-    from cass_build.hip_on_cuda import layer_dir
+    from cass_build.runcheck.hip_on_cuda import layer_dir
 
     totals: dict[str, dict[str, int]] = {}
     seconds: dict[str, list[float]] = {}

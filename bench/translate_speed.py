@@ -5,7 +5,7 @@ Generates (or reuses) a deterministic corpus of CUDA sources, then measures on o
 pinned to one CPU:
 
 1. end to end: read, translate and atomically write every file through the public
-   API the CLI uses (``cass_build.api.translate_file`` + ``cass_build.sources.write_atomic``);
+   API the CLI uses (``cass_build.api.translate_file`` + ``cass_build._files.write_atomic``);
 2. the C++ core alone: ``cass_build._core.translate`` on in-memory bytes;
 3. the ``cass translate CORPUS --out-dir OUT -j 1`` command, wall time;
 4. a naive regex baseline (one ``re.sub(r"\\bcudaX\\b", "hipX")`` per mapped table name, the
@@ -145,7 +145,7 @@ def _git(*args: str) -> str:
 def _environment() -> dict[str, Any]:
     import cass_build
     from cass_build import _core
-    from cass_build.tables import load_tables
+    from cass_build.rules.tables import load_tables
 
     families = load_tables()
     dirty = _git("status", "--porcelain", "--", "cass_build", "cpp", "python", "CMakeLists.txt")
@@ -220,8 +220,8 @@ class FreshOutputs:
 def measure_end_to_end(
     root: Path, files: Sequence[Path], out_dir: Path, nbytes: int, reps: int
 ) -> Rate:
+    from cass_build._files import write_atomic
     from cass_build.api import translate_file
-    from cass_build.sources import write_atomic
 
     settings = _settings()
     out = FreshOutputs(root, files, out_dir)
@@ -281,8 +281,8 @@ def measure_core(blobs: Sequence[bytes], reps: int) -> Rate:
     """``_core.translate_result`` as ``rules.translate_bytes`` calls it: the C++ core and the
     binding that hands back the output bytes and the ``Diagnostic`` tuples."""
     from cass_build import _core
-    from cass_build.diagnostics import SEVERITIES, Diagnostic
     from cass_build.rules import _workspace, core_table
+    from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
 
     settings = _settings()
     table = core_table()
@@ -417,7 +417,7 @@ class RegexHipify:
     """The naive baseline: one precompiled ``\\bNAME\\b`` substitution per mapped name."""
 
     def __init__(self) -> None:
-        from cass_build.tables import load_tables
+        from cass_build.rules.tables import load_tables
 
         pairs = {
             (r.cuda, r.hip)
@@ -460,8 +460,8 @@ def measure_stages(
     report. Also counts the diagnostics by rule.
     """
     from cass_build import _core
+    from cass_build._files import _read_all, check_source, write_atomic
     from cass_build.api import Translation
-    from cass_build.diagnostics import SEVERITIES, Diagnostic
     from cass_build.rules import (
         RuleResult,
         _family_count,
@@ -469,8 +469,8 @@ def measure_stages(
         _workspace,
         core_table,
     )
-    from cass_build.sources import _read_all, check_source, write_atomic
-    from cass_build.stats import Stats
+    from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
+    from cass_build.rules.stats import Stats
 
     settings = _settings()
     pairs = _pairs(root, files, out_dir)

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cass_build.compare import (  # noqa: E402
+from cass_build.runcheck.compare import (  # noqa: E402
     compare,
     gpu_backend,
     gpu_description,
@@ -57,7 +57,7 @@ def translate_all(out: Path, versions: list[str]) -> None:
     warp-size diagnostics CASS gives."""
     from cass_build import Settings, _core, translate_file
     from cass_build.rules import core_table
-    from cass_build.tables import parse_version
+    from cass_build.rules.tables import parse_version
 
     diagnostics: dict[str, dict[str, list[str]]] = {}
     for version in versions:
@@ -139,7 +139,7 @@ def cell(value: object) -> str:
 
 
 def report(rows: list[dict[str, object]], args: argparse.Namespace, command: str) -> None:
-    from cass_build.hip_on_cuda import layer_dir
+    from cass_build.runcheck.hip_on_cuda import layer_dir
 
     diagnostics = {}
     if (args.translated / "diagnostics.json").is_file():

@@ -9,7 +9,7 @@ emulation's trap). ``$TRACE_OUT`` names the file the trace is appended to.
 
     python bench/wave64_trace.py build/wave64_inputs/hip-7.1/selftest.hip build/w64dbg
     nvcc -std=c++17 -arch=sm_90 -DCASS_WAVE=64 -maxrregcount=64 \\
-        -DCASS_WAVE64_TRACE=4000000 -I "$(python -m cass_build.hip_on_cuda)" \\
+        -DCASS_WAVE64_TRACE=4000000 -I "$(python -m cass_build.runcheck.hip_on_cuda)" \\
         -x cu build/w64dbg/selftest_trace.hip -o build/w64dbg/traced
     TRACE_OUT=trace.txt build/w64dbg/traced
 """

@@ -6,11 +6,11 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import Diagnostic
+from ._files import check_source, read_source
 from .errors import InputError
+from .rules.diagnostics import Diagnostic
+from .rules.stats import Stats
 from .settings import Settings
-from .sources import check_source, read_source
-from .stats import Stats
 
 __all__ = ["Translation", "translate", "translate_file"]
 

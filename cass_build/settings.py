@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from .errors import UsageError
-from .tables import parse_version
+from .rules.tables import parse_version
 
 __all__ = ["NEWEST_HIP", "Settings", "installed_hip_version"]
 

@@ -110,7 +110,7 @@ def CUDAExtension(
 def backend() -> str:
     """``rocm`` or ``cuda``: ``CASS_BACKEND``, else ROCm where hipcc exists, else nvcc's."""
     from .errors import ToolchainError, UsageError
-    from .toolchain import find_hip, find_nvcc, install_hint
+    from .pipeline.toolchain import find_hip, find_nvcc, install_hint
 
     wanted = os.environ.get("CASS_BACKEND", "auto").strip().lower() or "auto"
     if wanted not in _BACKENDS:
@@ -128,7 +128,7 @@ def backend() -> str:
 
 
 def _detect_archs() -> tuple[str, ...]:
-    from .toolchain import default_archs, find_hip, parse_archs
+    from .pipeline.toolchain import default_archs, find_hip, parse_archs
 
     for var in ("PYTORCH_ROCM_ARCH", "CASS_ARCHS"):
         if value := os.environ.get(var, "").strip():
@@ -288,7 +288,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
         return plan
 
     def _plan_rocm(self, plan: _Plan, args: list[str], from_nvcc: bool) -> None:
-        from .toolchain import find_hip
+        from .pipeline.toolchain import find_hip
 
         tc = find_hip()
         assert tc is not None  # backend() said rocm
@@ -305,7 +305,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
             plan.library_dirs = [str(lib)]
 
     def _plan_cuda(self, plan: _Plan, args: list[str]) -> None:
-        from .toolchain import find_nvcc
+        from .pipeline.toolchain import find_nvcc
 
         nvcc = find_nvcc()
         assert nvcc is not None
@@ -321,7 +321,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
 
     def _inputs(self, ext: Any, plan: _Plan) -> dict[str, str]:
         """Every file the extension is built from, with its content hash."""
-        from .includes import local_includes
+        from .pipeline.includes import local_includes
 
         dirs = [Path(d) for d in plan.include_dirs]
         files: dict[Path, None] = {}
@@ -432,8 +432,8 @@ class BuildExtension(build_ext):  # type: ignore[misc]
 
     def _run_tool(self, plan: _Plan, argv: list[str], src: Path) -> None:
         """Compile unless the object was built from the same bytes with the same command."""
-        from .includes import local_includes
-        from .toolchain import find_hip
+        from .pipeline.includes import local_includes
+        from .pipeline.toolchain import find_hip
 
         obj = Path(argv[argv.index("-o") + 1])
         files = [src, *local_includes(src, src.read_bytes(), [Path(d) for d in plan.include_dirs])]

@@ -12,9 +12,9 @@ import pytest
 
 import cass_build
 from cass_build import CassError, Settings, Translation, translate, translate_file
-from cass_build.diagnostics import Diagnostic
 from cass_build.errors import InputError, OutputError, TableError, UsageError
-from cass_build.stats import FamilyCount, Stats
+from cass_build.rules.diagnostics import Diagnostic
+from cass_build.rules.stats import FamilyCount, Stats
 
 SOURCE = (
     "#include <cuda_runtime.h>\n"

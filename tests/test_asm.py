@@ -239,7 +239,7 @@ def test_clang_backend_for_a_target_clang_does_not_know(tmp_path: Path) -> None:
         err=err,
     )
     from cass_build.asm._tools import hip_clang_version
-    from cass_build.toolchain import find_hip
+    from cass_build.pipeline.toolchain import find_hip
 
     toolchain = find_hip()
     assert toolchain is not None

@@ -182,7 +182,7 @@ int main() {
 def _needs_resource_tools() -> str | None:
     import importlib.util
 
-    from cass_build.toolchain import find_nvcc
+    from cass_build.pipeline.toolchain import find_nvcc
 
     if shutil.which("hipcc") is None:
         return "hipcc is not installed"

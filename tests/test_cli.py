@@ -21,7 +21,7 @@ import pytest
 
 from cass_build import __version__
 from cass_build.cli import main
-from cass_build.tables import load_tables
+from cass_build.rules.tables import load_tables
 
 DIAG = re.compile(r"^[^:]+:\d+:\d+: (note|warning|error): .+ \[cass-[a-z0-9-]+\]$")
 SUMMARY = re.compile(r"^cass: \d+ file\(s\) translated: \d+ error\(s\), \d+ warning\(s\)$")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cass_build.tables_doc import render_pages
+from cass_build.rules.tables_doc import render_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from cass_build import _driver
-from cass_build.cache import cache_dir
-from cass_build.toolchain import HipToolchain, find_hip
+from cass_build.pipeline import _driver
+from cass_build.pipeline.cache import cache_dir
+from cass_build.pipeline.toolchain import HipToolchain, find_hip
 
 HIP = find_hip()
 needs_hipcc = pytest.mark.skipif(HIP is None, reason="hipcc is not installed (.ci/setup)")

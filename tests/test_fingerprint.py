@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import cass_build
-from cass_build._fingerprint import code_digest
-from cass_build.strategies import ModelStrategy, RulesStrategy
+from cass_build.pipeline.fingerprint import code_digest
+from cass_build.pipeline.strategies import ModelStrategy, RulesStrategy
 
 PACKAGE = Path(cass_build.__file__).resolve().parent
 

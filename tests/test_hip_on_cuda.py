@@ -12,9 +12,9 @@ import pytest
 
 from cass_build import Settings, translate_file
 from cass_build.cli import main
-from cass_build.compare import compare, gpu_backend
 from cass_build.errors import ToolchainError
-from cass_build.hip_on_cuda import (
+from cass_build.runcheck.compare import compare, gpu_backend
+from cass_build.runcheck.hip_on_cuda import (
     covered_rows,
     generate,
     hand_provided,

@@ -30,11 +30,11 @@ from cass_build.model import (
     narrows,
 )
 from cass_build.model import translate_bytes as model_translate
+from cass_build.model.units import split_units
 from cass_build.pipeline import PipelineOptions, translate_file
+from cass_build.pipeline.strategies import ModelStrategy
 from cass_build.rules import translate_bytes as rules_translate
 from cass_build.settings import Settings
-from cass_build.strategies import ModelStrategy
-from cass_build.units import split_units
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HAVE_HIPCC = shutil.which("hipcc") is not None

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from cass_build.cache import Cache
 from cass_build.cli import main
 from cass_build.errors import ToolchainError, VerificationError
 from cass_build.pipeline import PipelineOptions, translate_file, translate_to
+from cass_build.pipeline.cache import Cache
 from cass_build.settings import Settings
 
 PROGRAMS = Path(__file__).parent / "fixtures" / "programs"
@@ -81,7 +81,7 @@ def test_compile_gate_records_evidence(tmp_path: Path, cache_dir: Path) -> None:
     result = translate_file(src, options())
     assert result.verified and result.level == "compile" and result.strategy == "rules"
     [evidence] = result.evidence
-    # The clang command hipcc would run (cass_build._driver), with hipcc's flags.
+    # The clang command hipcc would run (cass_build.pipeline._driver), with hipcc's flags.
     assert evidence.tool == "clang" and evidence.archs == ("gfx90a",)
     assert evidence.command.startswith("HIP_PLATFORM=amd ")
     assert "--hip-version=" in evidence.command and "--offload-arch=gfx90a" in evidence.command
@@ -277,10 +277,27 @@ def test_translate_step_loads_only_what_it_needs(tmp_path: Path, cache_dir: Path
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
         assert proc.returncode == 0, proc.stderr
         outputs.append(proc.stderr)
-    for name in ("cass_build.compare", "cass_build.asm", "cass_build.bench", "concurrent"):
+    tooling = ("cass_build.runcheck", "cass_build.asm", "cass_build.train", "concurrent")
+    for name in tooling:
         assert f" {name}" not in outputs[1], name
     assert "tomllib" not in outputs[1]  # the tables were not parsed again
     assert list(cache_dir.glob("core-rows-*.marshal"))
+
+
+def test_build_path_imports_no_tooling() -> None:
+    """The pipeline package, as a build hook imports it: no tooling, no rich, no ONNX."""
+    code = (
+        "import sys, cass_build.pipeline\n"
+        "from cass_build.pipeline import translate_file\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(proc.stdout.split())
+    assert "cass_build.pipeline.chain" in loaded
+    heavy = {"rich", "onnxruntime", "tokenizers", "setuptools", "cass_build._core"}
+    tooling = {"cass_build.runcheck", "cass_build.runcheck.compare", "cass_build.compare"}
+    tooling |= {"cass_build.asm", "cass_build.train", "cass_build.cli", "cass_build.model"}
+    assert loaded & (heavy | tooling) == set()
 
 
 def test_cache_hit_and_corruption(tmp_path: Path, cache_dir: Path) -> None:
@@ -419,7 +436,7 @@ def test_missing_toolchain_gives_the_install_hint(tmp_path: Path) -> None:
 def test_pipeline_api_raises_toolchain_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cass_build import toolchain
+    from cass_build.pipeline import toolchain
 
     src = tmp_path / "a.cu"
     src.write_text("int x;\n")
@@ -441,7 +458,7 @@ def test_header_input_is_not_compiled_alone(tmp_path: Path, cache_dir: Path) -> 
 
 
 def test_archs_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cass_build.toolchain import default_archs
+    from cass_build.pipeline.toolchain import default_archs
 
     monkeypatch.delenv("CASS_ARCHS", raising=False)
     monkeypatch.delenv("CMAKE_HIP_ARCHITECTURES", raising=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cass_build.tables import load_tables, parse_version
+from cass_build.rules.tables import load_tables, parse_version
 
 from .hip_headers import declared_identifiers, header_available, hipcc
 

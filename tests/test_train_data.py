@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from cass_build import translate
-from cass_build.bench import discover
-from cass_build.toolchain import find_hip
+from cass_build.model.units import split_units
+from cass_build.pipeline.toolchain import find_hip
+from cass_build.runcheck.bench import discover
 from cass_build.train.dataset import (
     build,
     compile_batches,
@@ -22,7 +23,6 @@ from cass_build.train.dataset import (
 )
 from cass_build.train.sdist import classify_licence, licence_of
 from cass_build.train.synth import FAMILIES, synthesize
-from cass_build.units import split_units
 
 ROOT = Path(__file__).resolve().parents[1]
 HAZARD_FAMILIES = [name for name, (_, hazard) in FAMILIES.items() if hazard]

@@ -20,11 +20,11 @@ import pytest
 
 from cass_build import Settings, translate_file
 from cass_build.cli import main
-from cass_build.compare import build_translation, compare, gpu_backend
 from cass_build.errors import UsageError
-from cass_build.hip_on_cuda import generate, render
-from cass_build.wave64 import convergent_script, nvcc_flags, parse_waves
-from cass_build.wave64 import main as wave64_main
+from cass_build.runcheck.compare import build_translation, compare, gpu_backend
+from cass_build.runcheck.hip_on_cuda import generate, render
+from cass_build.runcheck.wave64 import convergent_script, nvcc_flags, parse_waves
+from cass_build.runcheck.wave64 import main as wave64_main
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "cass_build" / "data" / "hip_on_cuda"

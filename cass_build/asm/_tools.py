@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..toolchain import HipToolchain, find_nvcc
+from ..pipeline.toolchain import HipToolchain, find_nvcc
 
 __all__ = [
     "COMPILE_TIMEOUT",

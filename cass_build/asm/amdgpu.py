@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError, ToolchainError
-from ..toolchain import HipToolchain, find_hip, install_hint
+from ..pipeline.toolchain import HipToolchain, find_hip, install_hint
 from ._tools import first_error, hip_clang_version, llvmlite_version, run
 from .resources import AmdResources, KernelAsm, TargetAsm, count_classes
 from .targets import AmdArch

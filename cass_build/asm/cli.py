@@ -191,7 +191,7 @@ def _side_by_side(columns: list[tuple[str, str]], width: int) -> list[str]:
 
 def run_asm(args: argparse.Namespace, err: TextIO) -> int:
     """``cass asm FILE.cu``."""
-    from ..sources import write_atomic
+    from .._files import write_atomic
     from .build import build_file
     from .report import analyse, render_html, render_text
 
@@ -291,7 +291,7 @@ def run_dataset(args: argparse.Namespace, err: TextIO) -> int:
     if args.summary is not None:
         import json
 
-        from ..sources import write_atomic
+        from .._files import write_atomic
         from .dataset import summary_markdown
 
         with args.output.open(encoding="utf-8") as lines:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError, ToolchainError
-from ..toolchain import find_nvcc
+from ..pipeline.toolchain import find_nvcc
 from ._tools import first_error, nvidia_disassembler, run, tool_version
 from .resources import (
     KernelAsm,

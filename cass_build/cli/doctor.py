@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .toolchain import default_archs, find_hip, find_nvcc, install_hint, supported_archs
+from ..pipeline.toolchain import default_archs, find_hip, find_nvcc, install_hint, supported_archs
 
 __all__ = ["Check", "checks", "run_doctor"]
 
@@ -33,7 +33,7 @@ def _gpu() -> str | None:
 def _model_summary() -> str:
     import json
 
-    from .model import model_dir
+    from ..model import model_dir
 
     directory = model_dir()
     try:
@@ -112,7 +112,7 @@ def checks() -> list[Check]:
             "pip install 'cass-build[asm]'",
         )
     )
-    from .asm._tools import nvidia_disassembler
+    from ..asm._tools import nvidia_disassembler
 
     disasm = nvidia_disassembler()
     found.append(
@@ -124,7 +124,7 @@ def checks() -> list[Check]:
             "pip install 'cass-build[asm]'",
         )
     )
-    from .strategies import ModelStrategy
+    from ..pipeline.strategies import ModelStrategy
 
     reason = ModelStrategy().unavailable()
     found.append(
@@ -136,7 +136,7 @@ def checks() -> list[Check]:
             "pip install --force-reinstall cass-build (the model ships in the wheel)",
         )
     )
-    from .cache import Cache
+    from ..pipeline.cache import Cache
 
     info = Cache().info()
     found.append(

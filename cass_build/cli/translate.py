@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ._version import __version__
-from .errors import CassError, UsageError, VerificationError
+from .._version import __version__
+from ..errors import CassError, UsageError, VerificationError
 
 if TYPE_CHECKING:
-    from .pipeline import PipelineOptions, Result
-    from .settings import Settings
-    from .stats import Stats
+    from ..pipeline import PipelineOptions, Result
+    from ..rules.stats import Stats
+    from ..settings import Settings
 
 __all__ = ["main"]
 
@@ -141,7 +141,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     ca.add_argument("action", choices=("info", "clear", "dir"))
 
     sub.add_parser("doctor", help="show the toolchains CASS found and what is missing")
-    __import__("cass_build.compare", fromlist=["add_parser"]).add_parser(sub)
+    __import__("cass_build.runcheck.compare", fromlist=["add_parser"]).add_parser(sub)
 
     be = sub.add_parser(
         "bench",
@@ -228,8 +228,8 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _settings(args: argparse.Namespace, tree: bool) -> Settings:
-    from .settings import Settings
-    from .tables import parse_version
+    from ..rules.tables import parse_version
+    from ..settings import Settings
 
     # An option wins over its CASS_* variable, even over a malformed one.
     environ = dict(os.environ)
@@ -290,8 +290,8 @@ def _pipeline_options(
 ) -> PipelineOptions:
     import shlex
 
-    from .pipeline import options_from_env
-    from .toolchain import parse_archs
+    from ..pipeline import options_from_env
+    from ..pipeline.toolchain import parse_archs
 
     mirror = []
     for spec in args.mirror:
@@ -325,9 +325,9 @@ def _pipeline_options(
 
 
 def _translate(args: argparse.Namespace, err: TextIO) -> int:
-    from .pipeline import translate_file, write_depfile, write_if_changed
-    from .sources import write_atomic
-    from .stats import format_stats
+    from .._files import write_atomic
+    from ..pipeline import translate_file, write_depfile, write_if_changed
+    from ..rules.stats import format_stats
 
     pairs, tree = _plan(args)
     settings = _settings(args, tree)
@@ -337,12 +337,12 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
         raise UsageError(msg)
     tree_roots = (args.inputs[0], args.out_dir) if tree else None
     options = _pipeline_options(args, settings, tree_roots)
-    from .strategies import parse_chain
+    from ..pipeline.strategies import parse_chain
 
     parse_chain(options.strategy)  # a bad --strategy is a usage error before any work
     if options.verify in ("syntax", "compile") and not options.allow_unverified:
-        from .errors import ToolchainError
-        from .toolchain import find_hip, install_hint
+        from ..errors import ToolchainError
+        from ..pipeline.toolchain import find_hip, install_hint
 
         if find_hip() is None:  # once, not once per file
             msg = f"--verify {options.verify}: no HIP toolchain found (hipcc)"
@@ -431,7 +431,7 @@ def _results(
 
 
 def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> None:
-    from .pipeline import write_if_changed
+    from ..pipeline import write_if_changed
 
     write_if_changed(target, result.data, inputs)
     for header, data in result.headers.items():
@@ -439,7 +439,7 @@ def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> Non
 
 
 def _levels_summary(reports: list[dict[str, object]]) -> str:
-    from .pipeline import HEADER_SUFFIXES
+    from ..pipeline import HEADER_SUFFIXES
 
     counts: dict[str, int] = {}
     for r in reports:
@@ -470,11 +470,11 @@ def _write_report(
 ) -> None:
     import json
 
-    from .sources import write_atomic
+    from .._files import write_atomic
 
     path = args.report
     if path is None:
-        from .cache import cache_dir
+        from ..pipeline.cache import cache_dir
 
         path = cache_dir() / "reports" / "last.json"
     doc = {
@@ -542,8 +542,8 @@ def _report(exc: CassError, err: TextIO) -> None:
 
 
 def _tables(args: argparse.Namespace) -> int:
-    from .tables import load_tables
-    from .tables_doc import render_tables
+    from ..rules.tables import load_tables
+    from ..rules.tables_doc import render_tables
 
     known = sorted(f.name for f in load_tables())
     for name in args.family or ():
@@ -553,8 +553,8 @@ def _tables(args: argparse.Namespace) -> int:
     if args.out_dir is None:
         sys.stdout.write(render_tables(args.format, args.family))
         return EXIT_OK
-    from .sources import write_atomic
-    from .tables_doc import render_pages
+    from .._files import write_atomic
+    from ..rules.tables_doc import render_pages
 
     for name, text in render_pages().items():
         write_atomic(args.out_dir / name, text.encode("utf-8"))
@@ -564,19 +564,19 @@ def _tables(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace, err: TextIO) -> int:
     import shlex
 
-    from .bench import run_bench
-    from .toolchain import parse_archs
+    from ..pipeline.toolchain import parse_archs
+    from ..runcheck.bench import run_bench
 
     archs = tuple(a for v in args.offload_arch for a in parse_archs(v))
     strategies = args.strategy or ["rules"]
-    from .strategies import parse_chain
+    from ..pipeline.strategies import parse_chain
 
     for strategy in strategies:
         parse_chain(strategy)
     name = args.name or args.directory.resolve().name
     resources = None
     if args.resources is not None:
-        from .bench import parse_resource_targets
+        from ..runcheck.bench import parse_resource_targets
 
         resources = parse_resource_targets(args.resources, block=args.resource_block)
 
@@ -622,7 +622,7 @@ def _bench(args: argparse.Namespace, err: TextIO) -> int:
 
 
 def _cache(args: argparse.Namespace) -> int:
-    from .cache import Cache
+    from ..pipeline.cache import Cache
 
     cache = Cache()
     if args.action == "dir":
@@ -655,7 +655,9 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
         if args.command == "bench":
             return _bench(args, stream)
         if args.command == "compare":
-            return int(__import__("cass_build.compare", fromlist=["run"]).run(args, stream))
+            return int(
+                __import__("cass_build.runcheck.compare", fromlist=["run"]).run(args, stream)
+            )
         if args.command in ("asm", "dataset"):
             return int(__import__("cass_build.asm.cli", fromlist=["run"]).run(args, stream))
         if args.command == "doctor":

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import CassError
+from ..errors import CassError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .diagnostics import Diagnostic
-    from .rules import RuleResult
-    from .settings import Settings
+    from ..rules import RuleResult
+    from ..rules.diagnostics import Diagnostic
+    from ..settings import Settings
 
 __all__ = ["ModelError", "Runner", "UnitStats", "load", "model_dir", "translate_bytes"]
 
@@ -73,7 +73,7 @@ def model_dir() -> Path:
     """Where the packaged model lives (``CASS_MODEL_DIR`` overrides it)."""
     if override := os.environ.get("CASS_MODEL_DIR"):
         return Path(override)
-    return Path(__file__).resolve().parent / "models"
+    return Path(__file__).resolve().parent.parent / "models"
 
 
 @dataclass
@@ -315,7 +315,7 @@ def narrows(draft: bytes, out: bytes) -> bool:
 def _words(source: bytes) -> list[bytes]:
     """The identifiers (keywords included) of ``source``, in order, on the core's tokens:
     comments and strings are not code."""
-    from . import _core
+    from .. import _core
 
     return [source[b:e] for b, e, kind, _ in _core.tokens(source) if kind == _core.TOKEN_IDENTIFIER]
 
@@ -380,7 +380,7 @@ def translate_bytes(
     held-out measurements use it); ``ruled`` is the file's rules translation when the
     caller already has it.
     """
-    from .rules import translate_bytes as rules
+    from ..rules import translate_bytes as rules
     from .units import split_units
 
     stats = stats if stats is not None else UnitStats()
@@ -483,7 +483,7 @@ _NOT_DECLARED = frozenset(
 def _declared(unit: bytes) -> set[bytes]:
     """Names a declaration declares at file scope: an identifier before `=`, `;`, `[`,
     `(`, `{` or `,` outside braces and parentheses, and a macro's name."""
-    from . import _core
+    from .. import _core
 
     toks = [
         (unit[b:e], kind)
@@ -556,7 +556,7 @@ def _host_sizing_left(
     model did not change is still there; one in a declaration it changed counts if the
     rules still report it in ``result``.
     """
-    from .rules import translate_bytes as rules
+    from ..rules import translate_bytes as rules
 
     def host(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
         return [d for d in diagnostics if d.severity == "warning" and d.rule == HOST_RULE]

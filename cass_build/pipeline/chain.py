@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._version import __version__
+from .._files import read_source, write_atomic
+from .._version import __version__
+from ..errors import ToolchainError, UsageError, VerificationError
+from ..rules.diagnostics import Diagnostic
+from ..rules.stats import FamilyCount, Stats
+from ..settings import Settings
 from .cache import Cache
-from .diagnostics import Diagnostic
-from .errors import ToolchainError, UsageError, VerificationError
 from .includes import local_includes
-from .settings import Settings
-from .sources import read_source, write_atomic
-from .stats import FamilyCount, Stats
 from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
 from .verify import LEVELS, Evidence, Outcome, Unit, verify
@@ -207,7 +207,7 @@ def _candidate_unit(
 def _run_level(src: Path, hip: bytes, unit: Unit, outcome: Outcome) -> tuple[Outcome, str]:
     """Run the program against its CUDA original; a missing GPU stops at compile (warned)."""
     try:
-        from . import compare  # the differential runner
+        from ..runcheck import compare  # the differential runner
     except ImportError:
         return outcome, "run verification is not available in this build; verified to compile"
     backend = compare.gpu_backend()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 __all__ = ["code_digest", "files_digest"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def files_digest(root: Path, paths: list[Path]) -> str:

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .errors import UsageError
-from .stats import Stats
+from ..errors import UsageError
+from ..rules.stats import Stats
 
 if TYPE_CHECKING:
-    from .diagnostics import Diagnostic
-    from .settings import Settings
+    from ..rules.diagnostics import Diagnostic
+    from ..settings import Settings
 
 __all__ = ["Candidate", "Strategy", "StrategyFailed", "parse_chain"]
 
@@ -68,13 +68,13 @@ class RulesStrategy:
         return None
 
     def fingerprint(self) -> str:
-        from ._fingerprint import code_digest
-        from .tables import tables_digest
+        from ..rules.tables import tables_digest
+        from .fingerprint import code_digest
 
         return f"rules:{tables_digest()}:{code_digest()}"
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
-        from .rules import translate_bytes
+        from ..rules import translate_bytes
 
         result = translate_bytes(data, str(path), settings)
         return Candidate(
@@ -120,7 +120,7 @@ class ModelStrategy:
     name = "model"
 
     def unavailable(self) -> str | None:
-        from .model import FILES, model_dir
+        from ..model import FILES, model_dir
 
         directory = model_dir()
         if not (directory / FILES[0]).is_file():
@@ -133,7 +133,7 @@ class ModelStrategy:
         return None
 
     def fingerprint(self) -> str:
-        from .model import FILES, model_dir
+        from ..model import FILES, model_dir
 
         digest = hashlib.sha256()
         for name in FILES:
@@ -142,16 +142,16 @@ class ModelStrategy:
                 digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
             except OSError:
                 digest.update(b"-")
-        from ._fingerprint import code_digest
-        from .tables import tables_digest
+        from ..rules.tables import tables_digest
+        from .fingerprint import code_digest
 
         # The model drafts with the rules, so their tables shape its output too.
         return f"model:{digest.hexdigest()[:16]}:{tables_digest()}:{code_digest()}"
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
-        from .errors import CassError
-        from .model import translate_bytes
-        from .rules import translate_bytes as rules
+        from ..errors import CassError
+        from ..model import translate_bytes
+        from ..rules import translate_bytes as rules
 
         # The rules' translation is the model's base text, and its diagnostics still
         # describe the source (hazards, unsupported APIs): computed once for both.

@@ -182,7 +182,7 @@ def arch_from_env(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, 
 
 def parse_archs(value: str, origin: str = "--offload-arch") -> tuple[str, ...]:
     """``"gfx90a;gfx1030"``, ``"gfx90a,gfx1030"`` or ``"gfx90a gfx1030"`` as a tuple."""
-    from .errors import UsageError
+    from ..errors import UsageError
 
     archs = tuple(a for a in re.split(r"[;, ]+", value.strip()) if a)
     for arch in archs:

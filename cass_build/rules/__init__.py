@@ -21,7 +21,7 @@ from .stats import FamilyCount, Stats
 from .tables import KINDS, REWRITES, STATUSES, load_tables, tables_digest
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from ..settings import Settings
 
 __all__ = ["RuleResult", "core_table", "translate_bytes"]
 
@@ -56,7 +56,7 @@ def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple
 
 def _core_cache(directory: str | None) -> Path | None:
     """Keyed like translations (the tables' names, sizes and mtimes) and the row encoding."""
-    from .cache import derived_dir
+    from ..pipeline.cache import derived_dir
 
     if (root := derived_dir()) is None:
         return None
@@ -92,7 +92,7 @@ def _core_input(directory: str | None = None) -> tuple[Any, ...]:
 @functools.cache
 def core_table(directory: str | None = None) -> Any:
     """The tables compiled into the core's immutable lookup table (built once)."""
-    from . import _core
+    from .. import _core
 
     rows, families = _core_input(directory)
     table = _core.Table(rows, families)
@@ -140,7 +140,7 @@ def _workspace() -> Any:
     """This thread's core workspace: the core's large buffers, allocated once per thread."""
     found = getattr(_LOCAL, "workspace", None)
     if found is None:
-        from . import _core
+        from .. import _core
 
         found = _LOCAL.workspace = _core.Workspace()
     return found
@@ -148,7 +148,7 @@ def _workspace() -> Any:
 
 def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
     """Translate UTF-8 CUDA source bytes with the tables."""
-    from . import _core
+    from .. import _core
 
     major, minor = settings.resolved_hip_version()
     # The core builds the Diagnostic tuples itself: a file may carry hundreds.

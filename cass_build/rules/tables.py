@@ -13,7 +13,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import TableError
+from ..errors import TableError
 
 __all__ = [
     "KINDS",
@@ -93,7 +93,7 @@ def parse_version(text: str) -> tuple[int, int]:
 
 def data_dir() -> Path:
     """The directory holding the packaged tables."""
-    return Path(__file__).with_name("data")  # importlib.resources would cost an import
+    return Path(__file__).parent.with_name("data")  # importlib.resources would cost an import
 
 
 def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: str) -> Row:
@@ -188,7 +188,7 @@ _CACHE_FORMAT = 1
 
 def _cache_path(paths: list[Path]) -> Path | None:
     """Where the validated tables are cached, keyed by the tables' bytes."""
-    from .cache import derived_dir
+    from ..pipeline.cache import derived_dir
 
     if (root := derived_dir()) is None:
         return None
@@ -214,7 +214,7 @@ def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
         (f.name, f.title, list(f.hip_headers), [astuple(r) for r in f.rows], list(f.prefixes))
         for f in families
     ]
-    from .cache import store_quietly
+    from ..pipeline.cache import store_quietly
 
     store_quietly(path, marshal.dumps(raw))  # read-only: the tables are parsed next time
 

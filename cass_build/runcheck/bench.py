@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._version import __version__
-from .errors import CassError, InputError, ToolchainError, UsageError
+from .._version import __version__
+from ..errors import CassError, InputError, ToolchainError, UsageError
 
 __all__ = ["Program", "ResourceTargets", "discover", "parse_resource_targets", "run_bench"]
 
@@ -83,7 +83,7 @@ class ResourceTargets:
 def parse_resource_targets(text: str, *, block: int = 256) -> ResourceTargets:
     """``sm_90,gfx942,gfx1100``: at most one ``sm_XX`` (default sm_90), at least one gfx;
     empty for the default targets."""
-    from .asm.targets import parse_amd, parse_nvidia
+    from ..asm.targets import parse_amd, parse_nvidia
 
     names = [n for n in re.split(r"[,;\s]+", text.strip() or DEFAULT_RESOURCE_TARGETS) if n]
     try:
@@ -104,10 +104,10 @@ def parse_resource_targets(text: str, *, block: int = 256) -> ResourceTargets:
 def _check_resource_tools(spec: ResourceTargets) -> None:
     """Fail before any work when a tool the figures need is missing: a GPU machine without
     hipcc would otherwise write a report whose every row says so."""
-    from .asm._tools import llvmlite_version
-    from .asm.amdgpu import LLVMLITE_HINT, backend_for
-    from .asm.targets import AMD_ARCHS
-    from .toolchain import find_hip, find_nvcc, install_hint
+    from ..asm._tools import llvmlite_version
+    from ..asm.amdgpu import LLVMLITE_HINT, backend_for
+    from ..asm.targets import AMD_ARCHS
+    from ..pipeline.toolchain import find_hip, find_nvcc, install_hint
 
     toolchain = find_hip()
     if toolchain is None:
@@ -257,10 +257,10 @@ def _missing_library(program: Program, include_root: Path | None) -> str | None:
 def _translate_and_compile(
     program: Program, strategy: str, archs: tuple[str, ...], work: Path, compile_here: bool
 ) -> tuple[Row, Path | None]:
-    from .errors import VerificationError
-    from .pipeline import PipelineOptions, translate_to
-    from .settings import Settings
-    from .toolchain import find_hip
+    from ..errors import VerificationError
+    from ..pipeline import PipelineOptions, translate_to
+    from ..pipeline.toolchain import find_hip
+    from ..settings import Settings
 
     row = Row(program.name, program.domain, program.hazards, strategy)
     out_dir = work / strategy.replace(":", "_").replace("/", "_") / program.name
@@ -320,7 +320,7 @@ class _Once:
 
 
 def _resources(program: Program, hip: Path, spec: ResourceTargets, once: _Once) -> dict[str, Any]:
-    from .asm import resources_for
+    from ..asm import resources_for
 
     digest = hashlib.sha256(repr(spec).encode() + program.main.read_bytes())
     for path in sorted(p for p in hip.parent.rglob("*") if p.is_file()):
@@ -504,7 +504,7 @@ def _totals(rows: list[Row], key: str) -> dict[str, dict[str, dict[str, int]]]:
 
 
 def _environment(run_reports: Sequence[Path] = ()) -> dict[str, Any]:
-    from .toolchain import find_hip, find_nvcc
+    from ..pipeline.toolchain import find_hip, find_nvcc
 
     hip = find_hip()
     nvcc = find_nvcc()
@@ -754,7 +754,7 @@ def run_bench(
     ``resources`` adds each program's AMD/NVIDIA occupancy figures (needs hipcc and nvcc;
     without it, figures in ``compile_report`` are kept).
     """
-    from .toolchain import default_archs
+    from ..pipeline.toolchain import default_archs
 
     programs = discover(root)
     archs = archs or default_archs()
@@ -870,7 +870,7 @@ def run_bench(
         ],
     }
     if out is not None:
-        from .sources import write_atomic
+        from .._files import write_atomic
 
         write_atomic(out / f"{name}.json", (json.dumps(doc, indent=2) + "\n").encode())
         write_atomic(out / f"{name}.md", render_markdown(doc).encode())

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from .errors import InputError, ToolchainError, UsageError
+from ..errors import InputError, ToolchainError, UsageError
 
 __all__ = [
     "Comparison",
@@ -496,7 +496,7 @@ def _compare_amd(
     link: Sequence[str],
     timeout: float,
 ) -> Comparison:
-    from .toolchain import find_hip, install_hint
+    from ..pipeline.toolchain import find_hip, install_hint
 
     tc = find_hip()
     if tc is None:
@@ -529,9 +529,9 @@ def _translate_tree(
     source: Path, out_dir: Path, hip_version: tuple[int, int] | None, err: TextIO
 ) -> Path:
     """Translate ``source`` and the local headers it includes (quoted, found beside it)."""
-    from .api import translate_file
-    from .settings import Settings
-    from .sources import write_atomic
+    from .._files import write_atomic
+    from ..api import translate_file
+    from ..settings import Settings
 
     settings = Settings.from_env()
     if hip_version is not None:
@@ -690,7 +690,7 @@ def _markdown(name: str, cmp: Comparison) -> str:
 
 def run(args: argparse.Namespace, err: TextIO) -> int:
     """``cass compare``: exit 0 when both sides agree, 1 when they differ."""
-    from .tables import parse_version
+    from ..rules.tables import parse_version
 
     version = None
     if args.hip_version:
@@ -732,7 +732,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     else:
         sys.stdout.write(_render(name, result))
     if args.out is not None:
-        from .sources import write_atomic
+        from .._files import write_atomic
 
         doc = {"program": str(args.cuda), "gpu": gpu_description(), "nvcc": nvcc_version()}
         doc.update(result.to_json())

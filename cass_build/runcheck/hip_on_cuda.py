@@ -31,10 +31,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._version import __version__
-from .errors import OutputError, TableError
-from .settings import NEWEST_HIP
-from .tables import Family, Row, data_dir, load_tables
+from .._version import __version__
+from ..errors import OutputError, TableError
+from ..rules.tables import Family, Row, data_dir, load_tables
+from ..settings import NEWEST_HIP
 
 __all__ = [
     "FORMAT",

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from .errors import UsageError
+from ..errors import UsageError
 
 __all__ = [
     "NO_SCRIPT",

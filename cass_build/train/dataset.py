@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..model.units import split_units
+from ..pipeline.toolchain import HipToolchain, find_hip
 from ..rules import translate_bytes
 from ..settings import Settings
-from ..toolchain import HipToolchain, find_hip
-from ..units import split_units
 from .synth import Program, synthesize
 
 __all__ = [

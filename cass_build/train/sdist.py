@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..toolchain import HipToolchain
+from ..pipeline.toolchain import HipToolchain
 
 __all__ = [
     "CANDIDATES",
