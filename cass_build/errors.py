@@ -10,6 +10,7 @@ __all__ = [
     "CassError",
     "InputError",
     "OutputError",
+    "ProcessError",
     "TableError",
     "ToolchainError",
     "UsageError",
@@ -55,3 +56,25 @@ class VerificationError(CassError):
     def __init__(self, message: str, *, hint: str = "", details: tuple[str, ...] = ()) -> None:
         super().__init__(message, hint=hint)
         self.details = details
+
+
+class ProcessError(CassError):
+    """A tool CASS ran failed: ``str()`` names it, its exit code and its first error line.
+
+    ``command``, ``returncode`` and ``output`` (stderr, then stdout) say the rest, as
+    scikit-build-core's ``FailedProcessError`` does.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        command: tuple[str, ...],
+        returncode: int,
+        output: str,
+        hint: str = "",
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.command = command
+        self.returncode = returncode
+        self.output = output

@@ -11,7 +11,6 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -90,11 +89,12 @@ def installed_hip_version() -> tuple[int, int] | None:
             return (int(found[b"MAJOR"]), int(found[b"MINOR"]))
     hipconfig = shutil.which("hipconfig")
     if hipconfig:
+        from ._proc import run
+
         try:
-            out = subprocess.run(
-                [hipconfig, "--version"], capture_output=True, text=True, timeout=20, check=False
-            ).stdout
-            return parse_version(out.strip().split("-")[0])
-        except (OSError, ValueError, subprocess.SubprocessError):
+            return parse_version(
+                run([hipconfig, "--version"], timeout=20).stdout.strip().split("-")[0]
+            )
+        except ValueError:
             return None
     return None

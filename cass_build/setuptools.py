@@ -34,7 +34,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -128,25 +127,9 @@ def backend() -> str:
 
 
 def _detect_archs() -> tuple[str, ...]:
-    from .pipeline.toolchain import default_archs, find_hip, parse_archs
+    from .pipeline.toolchain import target_archs
 
-    for var in ("PYTORCH_ROCM_ARCH", "CASS_ARCHS"):
-        if value := os.environ.get(var, "").strip():
-            return parse_archs(value, var)
-    tc = find_hip()
-    enumerator = tc.rocm_path / "bin" / "rocm_agent_enumerator" if tc else None
-    if enumerator is not None and enumerator.is_file():
-        try:
-            done = subprocess.run(
-                [str(enumerator), "-t", "GPU"], capture_output=True, text=True, timeout=30
-            )
-        except (OSError, subprocess.SubprocessError):
-            done = None
-        if done is not None and done.returncode == 0:
-            found = [a for a in re.findall(r"gfx[0-9a-f]+", done.stdout) if a != "gfx000"]
-            if found:
-                return tuple(dict.fromkeys(found))
-    return default_archs({})
+    return target_archs(local_gpus=True)  # the binaries run here: this machine's GPUs next
 
 
 def _split_args(ext: Any) -> tuple[list[str], list[str], list[str] | None]:
@@ -447,7 +430,9 @@ class BuildExtension(build_ext):  # type: ignore[misc]
         env = None
         if plan.backend == "rocm" and (tc := find_hip()) is not None:
             env = tc.env()
-        done = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=env)
+        from ._proc import run
+
+        done = run(argv, env=env, timeout=None)  # a big extension may take its time
         if done.stdout or done.stderr:
             print(done.stdout + done.stderr, file=sys.stderr, end="")
         if done.returncode != 0:

@@ -7,71 +7,23 @@ import importlib.util
 import os
 import re
 import shutil
-import subprocess
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from .._proc import run
 from ..pipeline.toolchain import HipToolchain, find_nvcc
 
 __all__ = [
-    "COMPILE_TIMEOUT",
-    "first_error",
     "hip_clang_version",
     "llvmlite_version",
     "nvidia_disassembler",
-    "run",
     "tool_version",
 ]
-
-COMPILE_TIMEOUT = 600.0
-_ERROR = re.compile(r"\berror\b", re.IGNORECASE)
-_NOISE = re.compile(
-    r"warning: argument unused|warning: -l\w+: 'linker' input unused|"
-    r"^\s*$|undefining builtin macro|rocm_agent_enumerator"
-)
-
-
-def run(
-    argv: Sequence[str | Path],
-    *,
-    env: Mapping[str, str] | None = None,
-    cwd: Path | None = None,
-    timeout: float = COMPILE_TIMEOUT,
-) -> tuple[int, str]:
-    """Exit code and stderr+stdout of one tool; never raises for a missing or hung tool."""
-    args = [str(a) for a in argv]
-    try:
-        done = subprocess.run(
-            args,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-        )
-    except subprocess.TimeoutExpired:
-        return 124, f"{Path(args[0]).name}: timed out after {timeout:.0f} s"
-    except OSError as exc:
-        return 127, f"{Path(args[0]).name}: {exc.strerror or exc}"
-    return done.returncode, done.stderr + done.stdout
-
-
-def first_error(output: str, scratch: Path | None = None) -> str:
-    """The first line of compiler output that says error (else the last line), with the
-    scratch directory's path taken out so the message names the user's file."""
-    lines = [ln.strip() for ln in output.splitlines() if not _NOISE.search(ln)]
-    found = next((ln for ln in lines if _ERROR.search(ln)), lines[-1] if lines else "no output")
-    if scratch is not None:
-        found = found.replace(f"{scratch}/", "")
-    return found[:300]
 
 
 @functools.cache
 def tool_version(path: str) -> str:
     """``13.5.37`` from ``nvdisasm --version``; ``unknown`` where it says nothing usable."""
-    _, out = run([path, "--version"], timeout=30)
+    out = run([path, "--version"], timeout=30).output
     if m := re.search(r"\bV(\d+\.\d+\.\d+)", out) or re.search(r"version (\d+[.\d]*)", out):
         return m.group(1)
     return "unknown"
@@ -113,7 +65,7 @@ def nvidia_disassembler() -> tuple[str, Path] | None:
 @functools.cache
 def hip_clang_version(toolchain: HipToolchain) -> tuple[int, int, int]:
     """The clang behind hipcc: (15, 0, 6) for Debian's ROCm 5.2."""
-    _, out = run([toolchain.hipcc, "--version"], env=toolchain.env(), timeout=60)
+    out = run([toolchain.hipcc, "--version"], env=toolchain.env(), timeout=60).output
     if m := re.search(r"clang version (\d+)\.(\d+)\.(\d+)", out):
         return int(m.group(1)), int(m.group(2)), int(m.group(3))
     return (0, 0, 0)

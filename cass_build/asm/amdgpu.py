@@ -19,11 +19,13 @@ import re
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from .._proc import first_error, run
 from ..errors import InputError, ToolchainError
 from ..pipeline.toolchain import HipToolchain, find_hip, install_hint
-from ._tools import first_error, hip_clang_version, llvmlite_version, run
+from ._tools import hip_clang_version, llvmlite_version
 from .resources import AmdResources, KernelAsm, TargetAsm, count_classes
 from .targets import AmdArch
 
@@ -161,6 +163,116 @@ def _macros(arch: AmdArch, front: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class _Job:
+    """What both back ends share for one source and target."""
+
+    source: Path
+    arch: AmdArch
+    workdir: Path
+    toolchain: HipToolchain
+    common: list[str]
+    name: Path
+    """The source as the user named it (``shown``): messages point there."""
+
+    @property
+    def out(self) -> Path:
+        return self.workdir / f"{self.source.stem}.{self.arch.name}.s"
+
+    def error(self, output: str) -> str:
+        """The first compiler error, at the user's file: the translation keeps every line
+        where it was, so the HIP position is the CUDA one."""
+        found = first_error(output, self.workdir)
+        names = [str(self.source)]
+        if self.source.is_relative_to(self.workdir):
+            names.append(str(self.source.relative_to(self.workdir)))
+        for text in names:
+            pattern = re.escape(text) + r"((?::\d+)*)"
+            found = re.sub(pattern, lambda m: f"{self.name}{m.group(1)} (in its HIP)", found)
+        return found
+
+
+def _clang_backend(job: _Job, clang: tuple[int, int, int]) -> tuple[list[str], str]:
+    """hipcc writes the ISA itself; returns the command and the tool's description."""
+    arch, toolchain, clang_text = job.arch, job.toolchain, ".".join(map(str, clang))
+    if clang[0] < arch.clang_major:
+        msg = (f"{job.name}: cannot produce {arch.name} with clang {clang_text} "
+               f"(it needs clang {arch.clang_major} or later)")  # fmt: skip
+        raise ToolchainError(msg, hint="use the llvm back end: --amd-backend llvm")
+    if not _has_device_lib(toolchain, arch):
+        msg = f"{job.name}: cannot produce {arch.name}: no device library for it"
+        raise ToolchainError(msg, hint="use the llvm back end: --amd-backend llvm")
+    argv = [str(toolchain.hipcc), "--cuda-device-only", "-S", f"--offload-arch={arch.name}"]
+    argv += [*job.common, "-x", "hip", str(job.source), "-o", str(job.out)]
+    done = run(argv, env=toolchain.env(), cwd=job.workdir)
+    if not done.ok or not job.out.is_file():
+        msg = f"{job.name}: hipcc failed for {arch.name}: {job.error(done.output)}"
+        raise InputError(msg, hint="the translated HIP must compile for this target")
+    return argv, f"hipcc {toolchain.version_text} (clang {clang_text})"
+
+
+def _llvm_backend(
+    job: _Job, clang: tuple[int, int, int], notes: list[str]
+) -> tuple[list[str], str]:
+    """clang's front end (for the target, or a stand-in it knows) writes bitcode, and
+    llvmlite's LLVM lowers it in a child process; notes say what stood in for what."""
+    arch, toolchain, clang_text = job.arch, job.toolchain, ".".join(map(str, clang))
+    versions = llvmlite_version()
+    if versions is None:
+        msg = f"{job.name}: cannot produce {arch.name}: it needs llvmlite, which is not installed"
+        raise ToolchainError(msg, hint=LLVMLITE_HINT)
+    front = arch.name if clang[0] >= arch.clang_major else arch.proxy
+    bitcode = job.workdir / f"{job.source.stem}.{arch.name}.bc"
+    argv = [str(toolchain.hipcc), "--cuda-device-only", "-emit-llvm", "-c"]
+    argv += [f"--offload-arch={front}", "-nogpulib", "-Xclang", "-disable-llvm-passes"]
+    argv += [*_macros(arch, front), *job.common, "-x", "hip", str(job.source), "-o", str(bitcode)]
+    done = run(argv, env=toolchain.env(), cwd=job.workdir)
+    if not done.ok or not bitcode.is_file():
+        msg = f"{job.name}: clang {clang_text} failed for {arch.name}: "
+        raise InputError(msg + job.error(done.output))
+    libdir = toolchain.device_lib_dir
+    lower = [sys.executable, "-m", "cass_build.asm._lower", "--cpu", arch.name]
+    lower += ["--wave", str(arch.wave), "--isa", str(arch.isa_version)]
+    lower += [*(["--libdir", str(libdir)] if libdir else []), str(bitcode), str(job.out)]
+    done = run(lower, cwd=job.workdir)
+    if not done.ok or not job.out.is_file():
+        why = re.sub(r"^(LLVM ERROR|error):\s*", "", first_error(done.output, job.workdir))
+        why = why.removeprefix(f"LLVM could not lower to {arch.name}: ")
+        why = why.replace("<unknown>:0:0: ", "")
+        msg = f"{job.name}: LLVM {versions[1]} cannot lower it for {arch.name}: {why}"
+        raise InputError(msg, hint="often an instruction or intrinsic this target lacks")
+    if front != arch.name:
+        notes.append(
+            f"front end compiled for {front} (clang {clang[0]} predates {arch.name}) with "
+            f"{arch.name}'s macros; LLVM {versions[1]} generated the {arch.name} code"
+        )
+    if libdir is None:
+        notes.append("no device library found: calls into ocml/ockl are left unresolved")
+    tool = f"clang {clang_text} front end ({front}) + LLVM {versions[1]} (llvmlite {versions[0]})"
+    return argv, tool
+
+
+def _kernels(job: _Job, argv: list[str], tool: str, notes: list[str]) -> TargetAsm:
+    """The written ISA cut into kernels, with each one's resources."""
+    asm = job.out.read_text(errors="replace")
+    meta = parse_metadata(asm)
+    texts, occupancy = split_kernels(asm, list(meta))
+    result = TargetAsm(
+        target=job.arch.name,
+        vendor="amd",
+        kind="amdgpu",
+        tool=tool,
+        command=shlex.join(["HIP_PLATFORM=amd", *argv]).replace(str(job.workdir) + "/", ""),
+        notes=notes,
+    )
+    for kernel, fields in meta.items():
+        text = texts.get(kernel, "")
+        result.kernels[kernel] = KernelAsm(
+            kernel, text, _resources(fields, text, occupancy.get(kernel))
+        )
+    return result
+
+
 def amd_asm(
     source: Path,
     arch: AmdArch,
@@ -178,9 +290,6 @@ def amd_asm(
     if toolchain is None:
         msg = f"{name}: cannot produce {arch.name}: no HIP toolchain found (hipcc)"
         raise ToolchainError(msg, hint=install_hint())
-    clang = hip_clang_version(toolchain)
-    clang_text = ".".join(map(str, clang))
-    chosen = backend_for(arch, toolchain, backend)
     common = [
         "-O3",
         *toolchain.compile_flags(),
@@ -188,85 +297,11 @@ def amd_asm(
         *(f"-D{d}" for d in defines),
         *flags,
     ]
-    out = workdir / f"{source.stem}.{arch.name}.s"
+    job = _Job(source, arch, workdir, toolchain, common, name)
+    clang = hip_clang_version(toolchain)
     notes: list[str] = []
-
-    def error(output: str) -> str:
-        # The translation keeps every line where it was, so the HIP position is the CUDA one.
-        found = first_error(output, workdir)
-        names = [str(source)]
-        if source.is_relative_to(workdir):
-            names.append(str(source.relative_to(workdir)))
-        where = str(shown or source)
-        for text in names:
-            pattern = re.escape(text) + r"((?::\d+)*)"
-            found = re.sub(pattern, lambda m: f"{where}{m.group(1)} (in its HIP)", found)
-        return found
-
-    if chosen == "clang":
-        if clang[0] < arch.clang_major:
-            msg = (f"{name}: cannot produce {arch.name} with clang {clang_text} "
-                   f"(it needs clang {arch.clang_major} or later)")  # fmt: skip
-            raise ToolchainError(msg, hint="use the llvm back end: --amd-backend llvm")
-        if not _has_device_lib(toolchain, arch):
-            msg = f"{name}: cannot produce {arch.name}: no device library for it"
-            raise ToolchainError(msg, hint="use the llvm back end: --amd-backend llvm")
-        argv = [str(toolchain.hipcc), "--cuda-device-only", "-S", f"--offload-arch={arch.name}"]
-        argv += [*common, "-x", "hip", str(source), "-o", str(out)]
-        code, output = run(argv, env=toolchain.env(), cwd=workdir)
-        if code != 0 or not out.is_file():
-            msg = f"{name}: hipcc failed for {arch.name}: {error(output)}"
-            raise InputError(msg, hint="the translated HIP must compile for this target")
-        tool = f"hipcc {toolchain.version_text} (clang {clang_text})"
+    if backend_for(arch, toolchain, backend) == "clang":
+        argv, tool = _clang_backend(job, clang)
     else:
-        versions = llvmlite_version()
-        if versions is None:
-            msg = f"{name}: cannot produce {arch.name}: it needs llvmlite, which is not installed"
-            raise ToolchainError(msg, hint=LLVMLITE_HINT)
-        front = arch.name if clang[0] >= arch.clang_major else arch.proxy
-        bitcode = workdir / f"{source.stem}.{arch.name}.bc"
-        argv = [str(toolchain.hipcc), "--cuda-device-only", "-emit-llvm", "-c"]
-        argv += [f"--offload-arch={front}", "-nogpulib", "-Xclang", "-disable-llvm-passes"]
-        argv += [*_macros(arch, front), *common, "-x", "hip", str(source), "-o", str(bitcode)]
-        code, output = run(argv, env=toolchain.env(), cwd=workdir)
-        if code != 0 or not bitcode.is_file():
-            msg = f"{name}: clang {clang_text} failed for {arch.name}: "
-            raise InputError(msg + error(output))
-        libdir = toolchain.device_lib_dir
-        lower = [sys.executable, "-m", "cass_build.asm._lower", "--cpu", arch.name]
-        lower += ["--wave", str(arch.wave), "--isa", str(arch.isa_version)]
-        lower += [*(["--libdir", str(libdir)] if libdir else []), str(bitcode), str(out)]
-        code, output = run(lower, cwd=workdir)
-        if code != 0 or not out.is_file():
-            why = re.sub(r"^(LLVM ERROR|error):\s*", "", first_error(output, workdir))
-            why = why.removeprefix(f"LLVM could not lower to {arch.name}: ")
-            why = why.replace("<unknown>:0:0: ", "")
-            msg = f"{name}: LLVM {versions[1]} cannot lower it for {arch.name}: {why}"
-            raise InputError(msg, hint="often an instruction or intrinsic this target lacks")
-        tool = (
-            f"clang {clang_text} front end ({front}) + LLVM {versions[1]} (llvmlite {versions[0]})"
-        )
-        if front != arch.name:
-            notes.append(
-                f"front end compiled for {front} (clang {clang[0]} predates {arch.name}) with "
-                f"{arch.name}'s macros; LLVM {versions[1]} generated the {arch.name} code"
-            )
-        if libdir is None:
-            notes.append("no device library found: calls into ocml/ockl are left unresolved")
-    asm = out.read_text(errors="replace")
-    meta = parse_metadata(asm)
-    texts, occupancy = split_kernels(asm, list(meta))
-    result = TargetAsm(
-        target=arch.name,
-        vendor="amd",
-        kind="amdgpu",
-        tool=tool,
-        command=shlex.join(["HIP_PLATFORM=amd", *argv]).replace(str(workdir) + "/", ""),
-        notes=notes,
-    )
-    for kernel, fields in meta.items():
-        text = texts.get(kernel, "")
-        result.kernels[kernel] = KernelAsm(
-            kernel, text, _resources(fields, text, occupancy.get(kernel))
-        )
-    return result
+        argv, tool = _llvm_backend(job, clang, notes)
+    return _kernels(job, argv, tool, notes)

@@ -14,11 +14,11 @@ import html
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._proc import run
 from .._version import __version__
 from .build import Build
 from .occupancy import Occupancy, amd_occupancy, nvidia_occupancy, sgpr_waves, vgpr_waves
@@ -133,14 +133,8 @@ def demangle(names: Sequence[str]) -> dict[str, str]:
     tool = shutil.which("c++filt") or shutil.which("llvm-cxxfilt")
     if not names or tool is None:
         return {n: n for n in names}
-    try:
-        done = subprocess.run(
-            [tool], input="\n".join(names) + "\n", capture_output=True, text=True, timeout=30,
-            check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return {n: n for n in names}
-    out = done.stdout.splitlines()
+    done = run([tool], input=("\n".join(names) + "\n").encode(), timeout=30)
+    out = done.stdout.splitlines() if not done.stopped else []
     return dict(zip(names, out, strict=False)) if len(out) == len(names) else {n: n for n in names}
 
 

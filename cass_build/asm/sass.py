@@ -13,9 +13,10 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from .._proc import first_error, run
 from ..errors import InputError, ToolchainError
 from ..pipeline.toolchain import find_nvcc
-from ._tools import first_error, nvidia_disassembler, run, tool_version
+from ._tools import nvidia_disassembler, tool_version
 from .resources import (
     KernelAsm,
     NvidiaResources,
@@ -151,7 +152,8 @@ def nvidia_asm(
     ]
     argv = [str(nvcc.nvcc), "-cubin", f"-arch={arch.name}", "-O3", "-Xptxas", "-v", *common]
     argv += ["-o", str(cubin), str(source)]
-    code, output = run(argv, cwd=workdir)
+    done = run(argv, cwd=workdir)
+    code, output = done.returncode, done.output
     if code != 0 or not cubin.is_file():
         msg = f"{name}: nvcc failed for {arch.name}: {first_error(output, workdir)}"
         raise InputError(msg, hint="the CUDA source must compile with nvcc for this target")
@@ -161,11 +163,13 @@ def nvidia_asm(
     tool = f"nvcc {nvcc.version}"
     kind = "sass"
     if disasm is not None and disasm[0] == "nvdisasm":
-        code, text = run([disasm[1], "-c", cubin])
+        listed = run([disasm[1], "-c", cubin])
+        code, text = listed.returncode, listed.output
         listings = split_nvdisasm(text) if code == 0 else {}
         tool += f" + nvdisasm {tool_version(str(disasm[1]))}"
     elif disasm is not None:
-        code, text = run([disasm[1], "-sass", cubin])
+        listed = run([disasm[1], "-sass", cubin])
+        code, text = listed.returncode, listed.output
         listings = split_cuobjdump(text) if code == 0 else {}
         tool += f" + cuobjdump {tool_version(str(disasm[1]))}"
     else:
@@ -173,12 +177,12 @@ def nvidia_asm(
         listings = {}
     if code != 0:
         ptx = workdir / f"{source.stem}.{arch.name}.ptx"
-        pcode, pout = run(
+        made = run(
             [nvcc.nvcc, "-ptx", f"-arch={arch.name}", "-O3", *common, "-o", ptx, source],
             cwd=workdir,
         )
-        if pcode != 0 or not ptx.is_file():
-            msg = f"{name}: nvcc -ptx failed for {arch.name}: {first_error(pout, workdir)}"
+        if not made.ok or not ptx.is_file():
+            msg = f"{name}: nvcc -ptx failed for {arch.name}: {first_error(made.output, workdir)}"
             raise InputError(msg)
         listings = split_ptx(ptx.read_text(errors="replace"))
         kind = "ptx"

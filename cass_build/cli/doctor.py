@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..pipeline.toolchain import default_archs, find_hip, find_nvcc, install_hint, supported_archs
+from ..pipeline.toolchain import (
+    default_archs,
+    find_hip,
+    find_nvcc,
+    find_program,
+    install_hint,
+    supported_archs,
+)
 
 __all__ = ["Check", "checks", "run_doctor"]
 
@@ -98,8 +105,8 @@ def checks() -> list[Check]:
         ("hipify-perl", "the hipify-perl strategy (optional)", "install ROCm's HIPIFY"),
         ("hipify-clang", "the hipify-clang strategy (optional)", "install ROCm's HIPIFY"),
     ):
-        path = shutil.which(tool)
-        found.append(Check(tool, path is not None, path or "not on PATH", why, how))
+        path = find_program(tool)
+        found.append(Check(tool, path is not None, str(path or "not on PATH"), why, how))
     import importlib.util
 
     has_llvmlite = importlib.util.find_spec("llvmlite") is not None

@@ -33,12 +33,12 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._proc import run
 from .toolchain import HipToolchain
 
 __all__ = ["Command", "compile_command"]
@@ -109,19 +109,6 @@ def _jobs(output: str) -> str:
     return _TEMP_NAME.sub("-XXXXXX", "\n".join(lines))
 
 
-def _run(argv: list[str], env: Mapping[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=_PROBE_TIMEOUT,
-        check=False,
-        env=dict(env),
-        cwd=cwd,
-    )
-
-
 def _probe(
     toolchain: HipToolchain,
     slots: list[str | int],
@@ -138,10 +125,10 @@ def _probe(
         if output is not None:
             marks[output] = str(tmp / "cass_probe.o")
         probe = [marks[s] if isinstance(s, int) else s for s in slots]
-        try:
-            hipcc = _run([str(toolchain.hipcc), *probe, "-###"], {**env, "HIPCC_VERBOSE": "1"}, tmp)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return {"fallback": f"hipcc -### failed: {exc}", "transient": True}
+        verbose = {**env, "HIPCC_VERBOSE": "1"}
+        hipcc = run([toolchain.hipcc, *probe, "-###"], env=verbose, cwd=tmp, timeout=_PROBE_TIMEOUT)
+        if hipcc.stopped:
+            return {"fallback": f"hipcc -### failed: {hipcc.stopped}", "transient": True}
         said = (hipcc.stdout + hipcc.stderr).splitlines()
         lines = [ln for ln in said if ln.startswith("hipcc-cmd:")]
         if hipcc.returncode != 0 or len(lines) != 1:
@@ -160,10 +147,9 @@ def _probe(
         clang = Path(words[0])
         if not (clang.is_absolute() and clang.is_file() and os.access(clang, os.X_OK)):
             return {"fallback": f"hipcc's compiler {words[0]} is not an executable path"}
-        try:
-            direct = _run([*words, "-###"], env, tmp)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return {"fallback": f"{clang} -### failed: {exc}", "transient": True}
+        direct = run([*words, "-###"], env=env, cwd=tmp, timeout=_PROBE_TIMEOUT)
+        if direct.stopped:
+            return {"fallback": f"{clang} -### failed: {direct.stopped}", "transient": True}
         if direct.returncode != 0 or _jobs(direct.stderr) != _jobs(hipcc.stderr):
             return {"fallback": f"{clang} with hipcc's flags plans other jobs than hipcc"}
     return {"template": template, "clang": str(clang), "clang_stat": _stat(clang)}

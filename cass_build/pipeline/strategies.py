@@ -10,19 +10,18 @@ Chains are comma-separated: ``exec:./my-tool {in},rules`` tries the tool first.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 import shlex
-import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from .._proc import run
 from ..errors import UsageError
 from ..rules.stats import Stats
+from .toolchain import find_program
 
 if TYPE_CHECKING:
     from ..rules.diagnostics import Diagnostic
@@ -168,12 +167,6 @@ class ModelStrategy:
         )
 
 
-@functools.cache
-def _which(tool: str) -> str | None:
-    """PATH lookups once per process: every file asks whether HIPIFY is installed."""
-    return shutil.which(tool)
-
-
 class ExternalStrategy:
     """A translator run as a program: hipify-perl, hipify-clang or ``exec:CMD``."""
 
@@ -182,12 +175,12 @@ class ExternalStrategy:
         self.argv = argv
 
     def unavailable(self) -> str | None:
-        if _which(self.argv[0]) is None:
+        if find_program(self.argv[0]) is None:
             return f"{self.argv[0]} is not on PATH"
         return None
 
     def fingerprint(self) -> str:
-        exe = _which(self.argv[0]) or self.argv[0]
+        exe = str(find_program(self.argv[0]) or self.argv[0])
         try:
             st = Path(exe).stat()
             stamp = f"{st.st_size}:{st.st_mtime_ns}"
@@ -202,18 +195,15 @@ class ExternalStrategy:
             to_stdout = not any("{out}" in a for a in self.argv)
             if not any("{in}" in a for a in self.argv):
                 argv.append(str(path))
-            try:
-                done = subprocess.run(
-                    argv, capture_output=True, timeout=_TOOL_TIMEOUT, check=False, cwd=tmp
-                )
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                msg = f"{argv[0]} did not run: {exc}"
-                raise StrategyFailed(msg) from None
+            done = run(argv, cwd=tmp, timeout=_TOOL_TIMEOUT)
+            if done.stopped:
+                msg = f"{argv[0]} did not run: {done.stopped}"
+                raise StrategyFailed(msg)
             if done.returncode != 0:
-                tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+                tail = done.stderr.strip().splitlines()[-1:]
                 msg = f"{argv[0]} exited with {done.returncode}" + (f": {tail[0]}" if tail else "")
                 raise StrategyFailed(msg)
-            result = done.stdout if to_stdout else out.read_bytes() if out.is_file() else b""
+            result = done.stdout_bytes if to_stdout else out.read_bytes() if out.is_file() else b""
             if not result.strip():
                 msg = f"{argv[0]} produced no output"
                 raise StrategyFailed(msg)

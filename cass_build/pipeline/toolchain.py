@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -20,11 +20,15 @@ __all__ = [
     "HipToolchain",
     "NvccToolchain",
     "arch_from_env",
+    "cuda_roots",
     "default_archs",
     "find_hip",
     "find_nvcc",
+    "find_program",
     "install_hint",
+    "program_candidates",
     "supported_archs",
+    "target_archs",
 ]
 
 #: The architectures verified when nothing asks for others: one CDNA, one RDNA.
@@ -82,13 +86,13 @@ class NvccToolchain:
     version: str
 
 
-def _rocm_candidates() -> list[Path]:
+def _rocm_roots() -> tuple[Path, ...]:
     roots = []
     for name in ("CASS_ROCM_PATH", "ROCM_PATH", "HIP_PATH"):
         if value := os.environ.get(name):
             roots.append(Path(value))
     roots += [Path("/opt/rocm"), *sorted(Path("/opt").glob("rocm-*"), reverse=True), Path("/usr")]
-    return roots
+    return tuple(roots)
 
 
 def _read_version(root: Path) -> tuple[int, int, int] | None:
@@ -117,16 +121,7 @@ def _device_libs(root: Path) -> Path | None:
 @functools.cache
 def find_hip() -> HipToolchain | None:
     """The HIP toolchain: ``$CASS_HIPCC``, a ROCm tree, or ``hipcc`` on ``PATH``."""
-    hipccs: list[tuple[Path, Path | None]] = []
-    if explicit := os.environ.get("CASS_HIPCC"):
-        hipccs.append((Path(explicit), None))  # only this one: the user chose it
-    for root in _rocm_candidates() if not explicit else ():
-        hipccs.append((root / "bin" / "hipcc", root))
-    if not explicit and (on_path := shutil.which("hipcc")):
-        hipccs.append((Path(on_path), None))
-    for hipcc, given in hipccs:
-        if not (hipcc.is_file() and os.access(hipcc, os.X_OK)):
-            continue
+    for hipcc, given in program_candidates("hipcc", variable="CASS_HIPCC", roots=_rocm_roots()):
         # .../bin/hipcc -> ..., following a symlink into a ROCm tree.
         root = given if given is not None else hipcc.resolve().parent.parent
         version = _read_version(root) or _read_version(Path("/usr"))
@@ -137,27 +132,63 @@ def find_hip() -> HipToolchain | None:
     return None
 
 
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def program_candidates(
+    name: str, *, variable: str = "", roots: tuple[Path, ...] = ()
+) -> Iterator[tuple[Path, Path | None]]:
+    """Where a program is looked for, in order: ``$variable`` when it is set (that one
+    only: the user chose it), else ``<root>/bin/<name>`` for each root, else ``PATH``.
+
+    Yields (executable, the root it was found under or None); hipcc, nvcc and HIPIFY are
+    all found this way, so every command that needs one finds the same one.
+    """
+    if variable and (explicit := os.environ.get(variable)):
+        if _executable(Path(explicit)):
+            yield Path(explicit), None
+        return
+    for root in roots:
+        if _executable(candidate := root / "bin" / name):
+            yield candidate, root
+    if on_path := shutil.which(name):
+        yield Path(on_path), None
+
+
 @functools.cache
+def find_program(name: str, *, variable: str = "", roots: tuple[Path, ...] = ()) -> Path | None:
+    """The first of :func:`program_candidates`; asked once per process (a build step
+    asks for every file)."""
+    return next(
+        (path for path, _ in program_candidates(name, variable=variable, roots=roots)), None
+    )
+
+
+def cuda_roots() -> tuple[Path, ...]:
+    """Where CUDA toolkits live: ``$CUDA_HOME``, ``$CUDA_PATH``, then ``/usr/local/cuda``."""
+    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
+    return (*(Path(home) for home in homes if home), Path("/usr/local/cuda"))
+
+
 def find_nvcc() -> NvccToolchain | None:
     """nvcc from ``$CUDA_HOME``/``$CUDA_PATH``, ``/usr/local/cuda`` or ``PATH``."""
-    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
-    candidates = [Path(home) / "bin" / "nvcc" for home in homes if home]
-    candidates.append(Path("/usr/local/cuda/bin/nvcc"))
-    if on_path := shutil.which("nvcc"):
-        candidates.append(Path(on_path))
-    for nvcc in candidates:
-        if nvcc.is_file() and os.access(nvcc, os.X_OK):
-            version = "unknown"
-            info = nvcc.resolve().parent.parent / "version.json"
-            try:
-                import json
+    nvcc = find_program("nvcc", roots=cuda_roots())
+    return None if nvcc is None else _nvcc_toolchain(nvcc)
 
-                version = str(json.loads(info.read_text())["cuda"]["version"])
-            except (OSError, ValueError, KeyError, TypeError):
-                if m := re.search(r"cuda-(\d+\.\d+)", str(nvcc.resolve())):
-                    version = m.group(1)
-            return NvccToolchain(nvcc, version)
-    return None
+
+@functools.cache
+def _nvcc_toolchain(nvcc: Path) -> NvccToolchain:
+    version = "unknown"
+    info = nvcc.resolve().parent.parent / "version.json"
+    try:
+        import json
+
+        version = str(json.loads(info.read_text())["cuda"]["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        if m := re.search(r"cuda-(\d+\.\d+)", str(nvcc.resolve())):
+            version = m.group(1)
+    return NvccToolchain(nvcc, version)
 
 
 def supported_archs(toolchain: HipToolchain | None = None) -> tuple[str, ...]:
@@ -192,10 +223,47 @@ def parse_archs(value: str, origin: str = "--offload-arch") -> tuple[str, ...]:
     return archs
 
 
-def default_archs(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The archs to verify for: the environment's, else gfx90a and gfx1030 where supported."""
+def target_archs(
+    explicit: Sequence[str] = (),
+    *,
+    environ: Mapping[str, str] | None = None,
+    local_gpus: bool = False,
+) -> tuple[str, ...]:
+    """The one arch policy, strongest first: ``explicit`` (``--offload-arch``, a target's
+    ``OFFLOAD_ARCH``), then ``CASS_ARCHS``, ``CMAKE_HIP_ARCHITECTURES``,
+    ``PYTORCH_ROCM_ARCH``; then, for builds that make binaries to run here
+    (``local_gpus``), the GPUs ``rocm_agent_enumerator`` lists; else gfx90a and gfx1030
+    where the device libraries have them."""
+    if explicit:
+        return tuple(a for value in explicit for a in parse_archs(value))
     if found := arch_from_env(environ):
         return found[0]
+    if local_gpus and (gpus := _local_gpus()):
+        return gpus
+    return _preferred_archs()
+
+
+def _local_gpus() -> tuple[str, ...]:
+    tc = find_hip()
+    enumerator = tc.rocm_path / "bin" / "rocm_agent_enumerator" if tc else None
+    if enumerator is None or not enumerator.is_file():
+        return ()
+    from .._proc import run
+
+    done = run([enumerator, "-t", "GPU"], timeout=30)
+    if not done.ok:
+        return ()
+    return tuple(
+        dict.fromkeys(a for a in re.findall(r"gfx[0-9a-f]+", done.stdout) if a != "gfx000")
+    )
+
+
+def default_archs(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The archs to verify for: the environment's, else gfx90a and gfx1030 where supported."""
+    return target_archs(environ=environ)
+
+
+def _preferred_archs() -> tuple[str, ...]:
     supported = supported_archs()
     preferred = tuple(a for a in PREFERRED_ARCHS if not supported or a in supported)
     return preferred or supported[:1]

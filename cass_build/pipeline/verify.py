@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._proc import run
 from ._driver import compile_command
 from .toolchain import HipToolchain
 
 __all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "verify"]
 
 LEVELS = ("none", "syntax", "compile", "run")
-_COMPILE_TIMEOUT = 600.0
 _MESSAGE = re.compile(r"^(?P<where>[^:\n]+:\d+:\d+): (?P<kind>error|fatal error): (?P<text>.*)$")
 
 
@@ -139,26 +137,6 @@ def _messages(output: str, limit: int = 8) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _run(argv: list[str], toolchain: HipToolchain, cwd: Path) -> tuple[int, str, float]:
-    start = time.perf_counter()
-    try:
-        done = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=_COMPILE_TIMEOUT,
-            check=False,
-            env=toolchain.env(),
-            cwd=cwd,
-        )
-    except subprocess.TimeoutExpired:
-        return 124, f"{argv[0]}: timed out after {_COMPILE_TIMEOUT:.0f} s", _COMPILE_TIMEOUT
-    except OSError as exc:
-        return 127, f"{argv[0]}: {exc.strerror or exc}", 0.0
-    return done.returncode, done.stderr + done.stdout, time.perf_counter() - start
-
-
 def verify(
     unit: Unit,
     level: str,
@@ -198,7 +176,8 @@ def verify(
         argv, tool = compile_command(
             toolchain, args, source=source, output=len(args) - 1 if obj else None
         )
-        code, output, seconds = _run(argv, toolchain, tmp)
+        done = run(argv, env=toolchain.env(), cwd=tmp)
+        code, output, seconds = done.returncode, done.output, done.seconds
         env = ["HIP_PLATFORM=amd"]
         if tool == "clang" and "ROCM_PATH" in (run_env := toolchain.env()):
             env.append(f"ROCM_PATH={run_env['ROCM_PATH']}")  # clang reads it as hipcc does

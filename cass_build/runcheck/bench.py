@@ -387,22 +387,14 @@ def _translated_elsewhere(
 
 def _time_again(exe: Path, args: Sequence[str], rundir: Path, timeout: float) -> float | None:
     """One more timed run of a built program, in an empty directory of its own."""
-    import subprocess
-
+    from .._proc import run
     from .compare import run_slot
 
     shutil.rmtree(rundir, ignore_errors=True)
     rundir.mkdir(parents=True)
     with run_slot():
-        start = time.perf_counter()
-        try:
-            done = subprocess.run(
-                [str(exe), *args], cwd=rundir, capture_output=True, timeout=timeout, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        took = time.perf_counter() - start
-    return took if done.returncode == 0 else None
+        done = run([exe, *args], cwd=rundir, timeout=timeout)
+    return done.seconds if done.ok else None
 
 
 def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -33,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from .. import _proc
+from .._proc import Completed, first_error
 from ..errors import InputError, ToolchainError, UsageError
 
 __all__ = [
@@ -41,7 +42,6 @@ __all__ = [
     "add_parser",
     "build_translation",
     "compare",
-    "first_error",
     "gpu_backend",
     "gpu_description",
     "nvcc_version",
@@ -129,13 +129,9 @@ class Comparison:
 # --- discovery -----------------------------------------------------------------------
 
 
-def _quiet(cmd: Sequence[str], timeout: float = 30.0) -> subprocess.CompletedProcess[str] | None:
-    try:
-        return subprocess.run(
-            list(cmd), capture_output=True, text=True, timeout=timeout, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
+def _quiet(cmd: Sequence[str], timeout: float = 30.0) -> Completed | None:
+    done = _proc.run(cmd, timeout=timeout)
+    return None if done.stopped else done
 
 
 @functools.cache
@@ -204,17 +200,10 @@ def set_parallel_runs(count: int) -> None:
 
 
 def _find_nvcc() -> Path | None:
-    candidates = []
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if home := os.environ.get(var):
-            candidates.append(Path(home) / "bin" / "nvcc")
-    if on_path := shutil.which("nvcc"):
-        candidates.append(Path(on_path))
-    candidates.append(Path("/usr/local/cuda/bin/nvcc"))
-    for nvcc in candidates:
-        if nvcc.is_file() and os.access(nvcc, os.X_OK):
-            return nvcc
-    return None
+    from ..pipeline.toolchain import find_nvcc
+
+    found = find_nvcc()
+    return None if found is None else found.nvcc
 
 
 @functools.cache
@@ -252,35 +241,15 @@ def _tail(text: str) -> str:
     return text if len(text) <= _TAIL else "..." + text[-_TAIL:]
 
 
-def first_error(output: str) -> str:
-    """A compiler output's first line that names an error, else its last line."""
-    for line in output.splitlines():
-        if re.search(r"\berror\b", line, re.IGNORECASE):
-            return line.strip()
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    return lines[-1] if lines else "no compiler output"
-
-
 def _build(label: str, cmd: list[str], env: Mapping[str, str] | None, timeout: float) -> RunRecord:
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            env=dict(env) if env is not None else None,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        seconds = time.perf_counter() - start
-        return RunRecord(label, tuple(cmd), False, seconds, f"build timed out after {timeout:g} s")
-    except OSError as exc:
-        return RunRecord(label, tuple(cmd), False, 0.0, f"cannot run {cmd[0]}: {exc.strerror}")
-    seconds = time.perf_counter() - start
-    output = _tail((proc.stdout + proc.stderr).strip())
-    return RunRecord(label, tuple(cmd), proc.returncode == 0, round(seconds, 3), output)
+    done = _proc.run(cmd, env=env, timeout=timeout)
+    if done.timed_out:
+        why = f"build timed out after {timeout:g} s"
+        return RunRecord(label, tuple(cmd), False, done.seconds, why)
+    if done.stopped:
+        return RunRecord(label, tuple(cmd), False, 0.0, f"cannot run {done.stopped}")
+    output = _tail((done.stdout + done.stderr).strip())
+    return RunRecord(label, tuple(cmd), done.ok, round(done.seconds, 3), output)
 
 
 def build_translation(cmd: list[str], wave: int, workdir: Path, timeout: float) -> RunRecord:
@@ -351,32 +320,18 @@ def _run(
     rundir.mkdir(parents=True)
     cmd = (str(exe), *args)
     with _RUN_SLOTS:
-        start = time.perf_counter()
-        try:
-            proc = subprocess.run(
-                cmd,
-                cwd=rundir,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                env=dict(env) if env is not None else None,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            seconds = time.perf_counter() - start
-            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
-            return dataclasses.replace(
-                record, command=cmd, seconds=round(seconds, 3), timed_out=True, stdout=_tail(out)
-            )
-        seconds = time.perf_counter() - start
+        proc = _proc.run(cmd, cwd=rundir, env=env, timeout=timeout)
+    if proc.timed_out:
+        seconds = round(proc.seconds, 3)
+        return dataclasses.replace(
+            record, command=cmd, seconds=seconds, timed_out=True, stdout=_tail(proc.stdout)
+        )
     verdicts = tuple(ln.strip() for ln in proc.stdout.splitlines() if ln.startswith("VERDICT:"))
     return dataclasses.replace(
         record,
         command=cmd,
         exit_code=proc.returncode,
-        seconds=round(seconds, 4),
+        seconds=round(proc.seconds, 4),
         verdicts=verdicts,
         files=_digests(rundir),
         stdout=_tail(proc.stdout),

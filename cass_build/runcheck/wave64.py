@@ -13,15 +13,13 @@ instead read before the layer, with ``-include``, which :func:`nvcc_flags` adds.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from .._proc import Completed, run
 from ..errors import UsageError
 
 __all__ = [
@@ -55,14 +53,14 @@ def parse_waves(text: str) -> tuple[int, ...]:
 
 def _cuda_include_dirs(nvcc: Path | None) -> list[Path]:
     """CUDA's own include directories (its headers and CCCL's), wherever the toolkit is."""
+    from ..pipeline.toolchain import cuda_roots, find_nvcc
+
     tops: list[Path] = []
-    for found in (nvcc, Path(p) if (p := shutil.which("nvcc")) else None):
-        if found is not None:
-            tops.append(found.resolve().parent.parent)  # nvcc may be a link or a wrapper
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if home := os.environ.get(var):
-            tops.append(Path(home))
-    tops.append(Path("/usr/local/cuda"))
+    found = find_nvcc()
+    for exe in (nvcc, found.nvcc if found else None):
+        if exe is not None:
+            tops.append(exe.resolve().parent.parent)  # nvcc may be a link or a wrapper
+    tops += cuda_roots()
     dirs: list[Path] = []
     for top in tops:
         for include in (top / "include", *sorted(top.glob("targets/*/include"))):
@@ -157,9 +155,8 @@ def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
     args[arch : arch + 1] = [f"-arch={_PTX_ARCH}", f"-code={code}"]
     args[1:1] = ["-DCASS_WAVE64_CONVERGENT=1", "--dryrun", "-keep", f"-keep-dir={keep_dir}"]
     keep_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    proc = run(args, timeout=120)
+    if proc.stopped:
         return None
     steps = [line[3:] for line in proc.stderr.splitlines() if line.startswith("#$ ")]
     if proc.returncode != 0 or not steps:
@@ -197,7 +194,7 @@ def convergent_script(cmd: Sequence[str], keep_dir: Path) -> str | None:
 
 def build_convergent(
     cmd: Sequence[str], keep_dir: Path, timeout: float = 600.0
-) -> subprocess.CompletedProcess[str] | None:
+) -> Completed | None:
     """Run the nvcc command ``cmd`` as :func:`convergent_script` describes; ``None`` where
     that gives no script (:data:`NO_SCRIPT`). A failed build (device code that needs sm_70's
     PTX, such as a native ``__nanosleep``, WMMA or cooperative groups' grid sync) comes back
@@ -207,17 +204,7 @@ def build_convergent(
         return None
     path = keep_dir / "convergent.sh"
     path.write_text(script, encoding="utf-8")
-    try:
-        return subprocess.run(
-            ["bash", str(path)],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return subprocess.CompletedProcess([str(path)], 124, "", f"timed out after {timeout:g} s")
+    return run(["bash", str(path)], timeout=timeout)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -238,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if done is not None and done.returncode == 0:
             sys.stderr.write(done.stdout + done.stderr)
             return 0
-    from .compare import first_error
+    from .._proc import first_error
 
     why = NO_SCRIPT if done is None else first_error(done.stdout + done.stderr)
     print(
@@ -247,11 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "warp may disagree with AMD [cass-wave64-independent]",
         file=sys.stderr,
     )
-    try:
-        return subprocess.run(cmd, check=False).returncode
-    except OSError as exc:
-        print(f"cass wave64: error: cannot run {cmd[0]}: {exc.strerror}", file=sys.stderr)
-        return 127
+    done = run(cmd, capture=False, timeout=None)
+    if done.stopped and not done.timed_out:
+        print(f"cass wave64: error: cannot run {done.stopped}", file=sys.stderr)
+    return done.returncode
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ import hashlib
 import json
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -36,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._proc import ProcessError, run
 from ..model.units import split_units
 from ..pipeline.toolchain import HipToolchain, find_hip
 from ..rules import translate_bytes
@@ -176,20 +176,8 @@ def _compile(
         mode = ["-fsyntax-only"] if syntax else ["-c", "-o", str(Path(tmp) / "batch.o")]
         argv = [str(toolchain.hipcc), *mode, f"--offload-arch={ARCH}", "-O0", "-x", "hip"]
         argv += [*flags, "-w", str(src)]
-        try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=900,
-                check=False,
-                env=toolchain.env(),
-                cwd=tmp,
-            )
-        except subprocess.TimeoutExpired:
-            return False, "timed out"
-        return done.returncode == 0, done.stderr + done.stdout
+        done = run(argv, env=toolchain.env(), cwd=tmp, timeout=900)
+        return done.ok, "timed out" if done.timed_out else done.output
 
 
 def compile_batches(
@@ -386,17 +374,10 @@ _DATA_CODE = (
 def _commit(root: Path) -> str:
     """The checkout's commit, with ``+dirty`` when the data code has uncommitted edits."""
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", *_DATA_CODE],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
+        head = run(["git", "rev-parse", "HEAD"], cwd=root, check=True).stdout.strip()
+        status = ["git", "status", "--porcelain", "--", *_DATA_CODE]
+        dirty = run(status, cwd=root, check=True).stdout.strip()
+    except ProcessError:
         return "unknown"
     return head + ("+dirty" if dirty else "")
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 import tarfile
 import tempfile
 import urllib.request
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._proc import run
 from ..pipeline.toolchain import HipToolchain
 
 __all__ = [
@@ -488,18 +488,7 @@ def verify_files(
                 src.write_bytes(data)
                 argv = [str(toolchain.hipcc), "-fsyntax-only", "--offload-arch=gfx90a", "-x", "hip"]
                 argv += ["-iquote", str((base / rel).parent), *flags, "-w", str(src)]
-                try:
-                    done = subprocess.run(
-                        argv,
-                        capture_output=True,
-                        timeout=300,
-                        check=False,
-                        env=toolchain.env(),
-                        cwd=tmp,
-                    )
-                except subprocess.TimeoutExpired:
-                    return name, False
-                return name, done.returncode == 0
+                return name, run(argv, env=toolchain.env(), cwd=tmp, timeout=300).ok
 
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 for name, ok in pool.map(check, todo):
