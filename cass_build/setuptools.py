@@ -48,6 +48,7 @@ from setuptools.errors import CompileError, SetupError  # type: ignore[import-un
 # After setuptools: this is its distutils, whose log old and new setuptools both print.
 from distutils import log  # isort: skip
 
+from ._files import write_atomic
 from ._version import __version__
 
 __all__ = ["BuildExtension", "CUDAExtension", "CppExtension", "backend", "hipcc_flags"]
@@ -347,8 +348,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
         finally:
             (ext.sources, ext.extra_compile_args, ext.extra_objects, ext.libraries,
              ext.library_dirs, ext.runtime_library_dirs, self.force) = saved  # fmt: skip
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(key)
+        write_atomic(stamp, key.encode())
 
     def _build_gpu_objects(self, ext: Any, plan: _Plan) -> list[str]:
         out_root = (Path(self.build_temp) / "cass").resolve()
@@ -439,7 +439,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
             name = Path(plan.tool).name
             msg = f"{src}: {name} failed with exit status {done.returncode}"
             raise CompileError(msg)
-        stamp.write_text(key)
+        write_atomic(stamp, key.encode())
 
 
 def _out_path(src: Path, root: Path, out_root: Path) -> Path:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
+from cass_build._files import cache_dir
 from cass_build.pipeline import _driver
-from cass_build.pipeline.cache import cache_dir
 from cass_build.pipeline.toolchain import HipToolchain, find_hip
 
 HIP = find_hip()

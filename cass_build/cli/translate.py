@@ -474,7 +474,7 @@ def _write_report(
 
     path = args.report
     if path is None:
-        from ..pipeline.cache import cache_dir
+        from .._files import cache_dir
 
         path = cache_dir() / "reports" / "last.json"
     doc = {

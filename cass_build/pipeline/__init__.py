@@ -18,10 +18,8 @@ from .chain import (
     Result,
     options_from_env,
     translate_file,
-    translate_to,
-    write_depfile,
-    write_if_changed,
 )
+from .outputs import translate_to, write_depfile, write_if_changed
 
 __all__ = [
     "HEADER_SUFFIXES",

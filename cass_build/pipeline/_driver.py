@@ -168,7 +168,7 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _write(path: Path, entry: dict[str, Any]) -> None:
-    from .cache import store_quietly
+    from .._files import store_quietly
 
     store_quietly(path, json.dumps(entry).encode())  # read-only: the probe runs next time
 
@@ -183,9 +183,9 @@ def compile_command(
         return hipcc
     env = _env(toolchain)
     slots = _slots(args, source, output)
-    from .cache import derived_dir, locked
+    from .._files import cache_dir, locked
 
-    root = derived_dir()
+    root = cache_dir()
     key = _key(toolchain, _shape(slots, source, output), env)
     path = root / "drivers" / f"{key}.json" if root else None
     entry = _read(path) if path else None

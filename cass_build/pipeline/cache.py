@@ -12,75 +12,21 @@ body: a damaged entry is detected, removed and rebuilt.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import cache_dir, locked, store_quietly
+
 __all__ = ["Cache", "CacheInfo", "cache_dir"]
 
 _MAGIC = b"CASS-CACHE 1\n"
 _FORMAT = 1
-
-
-def cache_dir() -> Path:
-    """``$CASS_CACHE_DIR``, else the user cache directory (platformdirs)."""
-    if root := os.environ.get("CASS_CACHE_DIR"):
-        return Path(root)
-    if sys.platform == "linux":
-        # platformdirs' answer on Linux (the XDG base directories), without importing it:
-        # every build step needs this directory, and the import costs 30 ms of CPU.
-        if (xdg := Path(os.environ.get("XDG_CACHE_HOME", ""))).is_absolute():
-            return xdg / "cass"
-        if (home := Path(os.environ.get("HOME", ""))).is_absolute():
-            return home / ".cache" / "cass"
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("cass", appauthor=False))
-
-
-def derived_dir() -> Path | None:
-    """Where derived files (parsed tables, probed compiler commands) go; None where no cache
-    directory can be named (platformdirs missing on a platform that needs it)."""
-    try:
-        return cache_dir()
-    except ImportError:
-        return None
-
-
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``path`` (created): one process computes, the others wait
-    and then read; where the lock cannot be taken, correctness holds through atomic renames."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def store_quietly(path: Path, data: bytes) -> None:
-    """Write a derived file (a parsed table, a probed compiler command) atomically; a
-    read-only or full cache only costs recomputing it next time, so errors are ignored."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError:
-        pass
 
 
 @dataclass(frozen=True)
@@ -132,14 +78,7 @@ class Cache:
         path = self._path(key)
         body = json.dumps(entry, sort_keys=True).encode()
         blob = _MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-        tmp = path.with_name(f".{key}.{os.getpid()}.{id(entry)}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(blob)
-            tmp.replace(path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        store_quietly(path, blob)
 
     @contextlib.contextmanager
     def lock(self, key: str) -> Iterator[None]:

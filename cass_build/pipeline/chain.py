@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._files import read_source, write_atomic
+from .._files import read_source
 from .._version import __version__
 from ..errors import ToolchainError, UsageError, VerificationError
 from ..rules.diagnostics import Diagnostic
@@ -38,9 +38,6 @@ __all__ = [
     "Result",
     "options_from_env",
     "translate_file",
-    "translate_to",
-    "write_depfile",
-    "write_if_changed",
 ]
 
 VERIFY_FAILED = "cass-verify-failed"
@@ -542,58 +539,3 @@ def _header_outputs(headers: dict[Path, bytes], opts: PipelineOptions) -> dict[P
         if target is not None:
             outputs[target] = data
     return outputs
-
-
-def write_if_changed(path: Path, data: bytes, inputs: frozenset[Path]) -> bool:
-    """Write unless the file already holds ``data``: unchanged files keep their timestamps."""
-    try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    write_atomic(path, data, inputs=inputs)
-    return True
-
-
-def write_depfile(path: Path, target: Path, depends: tuple[Path, ...]) -> None:
-    """A Makefile-style depfile: ``target: dep dep ...`` with spaces escaped."""
-
-    def esc(p: Path) -> str:
-        return (
-            str(p).replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
-        )
-
-    lines = [f"{esc(target)}:"] + [f" {esc(d)}" for d in depends]
-    write_if_changed(path, (" \\\n".join(lines) + "\n").encode(), frozenset())
-
-
-def translate_to(
-    path: str | Path,
-    output: str | Path,
-    options: PipelineOptions | None = None,
-    *,
-    object_path: str | Path | None = None,
-    depfile: str | Path | None = None,
-) -> Result:
-    """``translate_file``, then write the output, the mirrored headers and, if asked, the object.
-
-    Files whose bytes would not change are left alone, so builds that compare
-    timestamps rebuild only what really changed.
-    """
-    src = Path(path)
-    opts = options or options_from_env()
-    if object_path is not None and not opts.want_object:
-        opts = opts.replace(want_object=True)
-    result = translate_file(src, opts)
-    inputs = frozenset(result.depends)
-    out = Path(output)
-    write_if_changed(out, result.data, inputs)
-    for target, data in result.headers.items():
-        write_if_changed(target, data, inputs)
-    if object_path is not None and result.object_data is not None:
-        write_if_changed(Path(object_path), result.object_data, inputs)
-    if depfile is not None:
-        write_depfile(
-            Path(depfile), out.resolve() if not out.is_absolute() else out, result.depends
-        )
-    return result

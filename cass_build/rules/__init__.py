@@ -11,7 +11,6 @@ import functools
 import gc
 import hashlib
 import marshal
-import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,10 +55,9 @@ def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple
 
 def _core_cache(directory: str | None) -> Path | None:
     """Keyed like translations (the tables' names, sizes and mtimes) and the row encoding."""
-    from ..pipeline.cache import derived_dir
+    from .._files import cache_dir
 
-    if (root := derived_dir()) is None:
-        return None
+    root = cache_dir()
     encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()))).encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
     return root / f"core-rows-{key}.marshal"
@@ -79,13 +77,9 @@ def _core_input(directory: str | None = None) -> tuple[Any, ...]:
             pass
     rows, families = _core_rows(directory)
     if cache is not None:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(marshal.dumps((rows, families)))
-            tmp.replace(cache)
-        except OSError:
-            pass  # a read-only cache only costs the rebuild next time
+        from .._files import store_quietly
+
+        store_quietly(cache, marshal.dumps((rows, families)))  # read-only: rebuilt next time
     return rows, families
 
 

@@ -188,10 +188,9 @@ _CACHE_FORMAT = 1
 
 def _cache_path(paths: list[Path]) -> Path | None:
     """Where the validated tables are cached, keyed by the tables' bytes."""
-    from ..pipeline.cache import derived_dir
+    from .._files import cache_dir
 
-    if (root := derived_dir()) is None:
-        return None
+    root = cache_dir()
     digest = hashlib.sha256(str(_CACHE_FORMAT).encode())
     for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
@@ -214,7 +213,7 @@ def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
         (f.name, f.title, list(f.hip_headers), [astuple(r) for r in f.rows], list(f.prefixes))
         for f in families
     ]
-    from ..pipeline.cache import store_quietly
+    from .._files import store_quietly
 
     store_quietly(path, marshal.dumps(raw))  # read-only: the tables are parsed next time
 

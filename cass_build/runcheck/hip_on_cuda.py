@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import re
 import shutil
 import sys
@@ -31,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._files import cache_dir, write_if_changed
 from .._version import __version__
 from ..errors import OutputError, TableError
 from ..rules.tables import Family, Row, data_dir, load_tables
@@ -394,27 +394,11 @@ def generate(out_dir: Path, families: Sequence[Family] | None = None) -> Path:
     files = render(families)
     try:
         for rel, data in files.items():
-            target = out_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.exists() and target.read_bytes() == data:
-                continue
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            tmp.replace(target)
-    except OSError as exc:
-        msg = f"{out_dir}: cannot write the HIP-on-CUDA layer: {exc.strerror or exc}"
+            write_if_changed(out_dir / rel, data)
+    except OutputError as exc:
+        msg = f"{out_dir}: cannot write the HIP-on-CUDA layer: {exc}"
         raise OutputError(msg, hint="pass a writable directory") from None
     return out_dir
-
-
-def _cache_root() -> Path:
-    if root := os.environ.get("CASS_CACHE_DIR"):
-        return Path(root)
-    try:
-        from platformdirs import user_cache_dir
-    except ImportError:  # the layer still works, in a per-user temp folder
-        return Path(tempfile.gettempdir()) / f"cass-{os.getuid()}"
-    return Path(user_cache_dir("cass", appauthor=False))
 
 
 def layer_dir() -> Path:
@@ -423,7 +407,7 @@ def layer_dir() -> Path:
     Safe for concurrent callers: the tree is built in a private folder and renamed
     into place; a loser of the race uses the winner's identical tree.
     """
-    final = _cache_root() / f"hip-on-cuda-{_digest()}"
+    final = cache_dir() / f"hip-on-cuda-{_digest()}"
     if (final / ".complete").exists():
         return final
     try:
