@@ -16,7 +16,7 @@ def _ids_in_code() -> set[str]:
         ids |= {
             f"cass-{m}" for m in re.findall(r'Severity::\w+,\s*"([a-z0-9-]+)"', path.read_text())
         }
-    for path in (ROOT / "cass_build").glob("*.py"):
+    for path in (ROOT / "cass_build").rglob("*.py"):
         # Rule ids end in a letter or digit; "cass-verify-" is a temp-dir prefix and
         # "cass-build" the distribution's name.
         ids |= set(re.findall(r'"(cass-[a-z0-9-]*[a-z0-9])"', path.read_text())) - {"cass-build"}

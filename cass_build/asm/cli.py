@@ -1,4 +1,4 @@
-"""``cass asm`` and ``cass dataset asm``: the subcommands, added to ``cass`` by ``add_parsers``."""
+"""``cass asm`` and ``cass dataset asm``: the subcommands, added to ``cass`` by ``add_parser``."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from .targets import (
     parse_nvidia,
 )
 
-__all__ = ["add_parsers", "run", "run_asm", "run_dataset"]
+__all__ = ["add_parser", "run_asm", "run_dataset"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -70,7 +70,7 @@ def _target_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``asm`` and ``dataset`` (with ``dataset asm``) to the ``cass`` subcommands."""
     asm = sub.add_parser(
         "asm",
@@ -122,7 +122,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     )
     asm.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
 
+    asm.set_defaults(run=run_asm)
     ds = sub.add_parser("dataset", help="build datasets from a corpus", allow_abbrev=False)
+    ds.set_defaults(run=run_dataset)
     kinds = ds.add_subparsers(dest="dataset_kind", parser_class=type(ds))
     da = kinds.add_parser(
         "asm",
@@ -299,8 +301,3 @@ def run_dataset(args: argparse.Namespace, err: TextIO) -> int:
         title = f"# cass dataset asm: {' '.join(str(i) for i in args.inputs)}\n\n"
         write_atomic(args.summary, (title + summary_markdown(records, summary)).encode())
     return EXIT_OK if summary.records or not summary.files else EXIT_FAILED
-
-
-def run(args: argparse.Namespace, err: TextIO) -> int:
-    """Dispatch ``cass asm`` and ``cass dataset ...``."""
-    return run_asm(args, err) if args.command == "asm" else run_dataset(args, err)

@@ -1,4 +1,5 @@
-"""The ``cass`` command line: one module per subcommand, each adding its own parser.
+"""The ``cass`` command line: one module per subcommand, each adding its own parser
+(``add_parser``) with its handler (``run``), as scikit-build-core's ``__main__`` does.
 
 Exit codes: 0 clean; 1 a translation left errors (unsupported APIs, inline PTX;
 with ``--werror`` any warning); 2 usage or I/O errors, reported in one line.
@@ -6,6 +7,73 @@ with ``--werror`` any warning); 2 usage or I/O errors, reported in one line.
 
 from __future__ import annotations
 
-from .translate import main
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from .._version import __version__
+from ..errors import CassError
+from ._common import EXIT_OK, EXIT_USAGE, Parser
 
 __all__ = ["main"]
+
+#: The subcommands' modules, in ``--help`` order (``asm`` adds ``asm`` and ``dataset``).
+SUBCOMMANDS = (
+    "cass_build.cli.translate",
+    "cass_build.cli.cache",
+    "cass_build.cli.doctor",
+    "cass_build.runcheck.compare",
+    "cass_build.cli.bench",
+    "cass_build.cli.tables",
+    "cass_build.asm.cli",
+)
+
+
+def _build_parser(command: str | None = None) -> Parser:
+    """All subcommands, or only ``translate`` when that is the one run: a build starts
+    ``cass translate`` once per file, and the others import more than it needs."""
+    parser = Parser(prog="cass", description="Translate CUDA sources to HIP.", allow_abbrev=False)
+    parser.add_argument("--version", action="version", version=f"cass {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    for name in SUBCOMMANDS[:1] if command == "translate" else SUBCOMMANDS:
+        importlib.import_module(name).add_parser(sub)
+    return parser
+
+
+def _report(exc: CassError, err: TextIO) -> None:
+    print(f"cass: error: {exc}", file=err)
+    if exc.hint:
+        print(f"cass: hint: {exc.hint}", file=err)
+
+
+def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int:
+    """Run ``cass``; returns the exit code instead of exiting."""
+    stream = err or sys.stderr
+    verbose = argv is not None and ("-v" in argv or "--verbose" in argv)
+    try:
+        words = list(sys.argv[1:] if argv is None else argv)
+        command = next((w for w in words if not w.startswith("-")), None)
+        parser = _build_parser(command)
+        args = parser.parse_args(argv)
+        args.argv = list(argv) if argv is not None else sys.argv[1:]
+        verbose = args.verbose
+        if (run := getattr(args, "run", None)) is not None:
+            return int(run(args, stream))
+        parser.print_help(stream)
+        return EXIT_USAGE
+    except CassError as exc:
+        if verbose:
+            import traceback
+
+            traceback.print_exc(file=stream)
+        _report(exc, stream)
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help and --version exit through argparse
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or EXIT_OK
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("cass: interrupted", file=stream)
+        return 130

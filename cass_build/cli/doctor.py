@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..pipeline.toolchain import (
     default_archs,
@@ -16,7 +18,7 @@ from ..pipeline.toolchain import (
     supported_archs,
 )
 
-__all__ = ["Check", "checks", "run_doctor"]
+__all__ = ["Check", "add_parser", "checks", "run", "run_doctor"]
 
 
 @dataclass(frozen=True)
@@ -169,3 +171,13 @@ def run_doctor(out: TextIO) -> int:
         for c in missing:
             out.write(f"  {c.name} (for {c.needed_for}): {c.install}\n")
     return 0 if results[0].ok else 1
+
+
+def add_parser(sub: Any) -> None:
+    doctor = sub.add_parser("doctor", help="show the toolchains CASS found and what is missing")
+    doctor.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, err: TextIO) -> int:
+    """``cass doctor``: the checks on stdout."""
+    return run_doctor(sys.stdout)

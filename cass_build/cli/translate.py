@@ -1,45 +1,30 @@
-"""The ``cass`` command line.
-
-Exit codes: 0 clean; 1 a translation left errors (unsupported APIs, inline PTX;
-with ``--werror`` any warning); 2 usage or I/O errors, reported in one line.
-"""
+"""``cass translate``: CUDA sources (files or a tree) to HIP, through the pipeline."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .._version import __version__
 from ..errors import CassError, UsageError, VerificationError
+from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, format_error
 
 if TYPE_CHECKING:
     from ..pipeline import PipelineOptions, Result
     from ..rules.stats import Stats
     from ..settings import Settings
 
-__all__ = ["main"]
+__all__ = ["add_parser", "run"]
 
 TREE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".cxx", ".hh", ".inl", ".c")
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message, hint=f"see '{self.prog} --help'")
-
-
-def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """All subcommands, or only ``translate`` when that is the one run: a build starts
-    ``cass translate`` once per file, and the others import more than it needs."""
-    parser = _Parser(prog="cass", description="Translate CUDA sources to HIP.", allow_abbrev=False)
-    parser.add_argument("--version", action="version", version=f"cass {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
-
+def add_parser(sub: Any) -> None:
+    """``cass translate``: its options, grouped as ``--help`` shows them."""
     tr = sub.add_parser(
         "translate",
         help="translate CUDA sources to HIP",
@@ -135,96 +120,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     pipe.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
 
-    if command == "translate":
-        return parser
-    ca = sub.add_parser("cache", help="inspect or clear the translation cache", allow_abbrev=False)
-    ca.add_argument("action", choices=("info", "clear", "dir"))
-
-    sub.add_parser("doctor", help="show the toolchains CASS found and what is missing")
-    __import__("cass_build.runcheck.compare", fromlist=["add_parser"]).add_parser(sub)
-
-    be = sub.add_parser(
-        "bench",
-        help="score translators on a directory of self-checking CUDA programs",
-        allow_abbrev=False,
-        epilog="layout and report format: docs/bench.md",
-    )
-    be.add_argument("directory", nargs="?", type=Path, default=Path("bench/programs"))
-    be.add_argument(
-        "--strategy",
-        action="append",
-        default=[],
-        help="strategy to score, repeatable (default: rules)",
-    )
-    be.add_argument("--offload-arch", action="append", default=[], metavar="ARCH")
-    be.add_argument("--runs", type=int, default=3, help="GPU runs per program (median time)")
-    be.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    be.add_argument("--out", type=Path, default=Path("bench/reports"))
-    be.add_argument("--name", help="report name (default: the directory's name)")
-    be.add_argument("--no-gpu", action="store_true", help="translate and compile only")
-    be.add_argument(
-        "--run-report",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="JSON",
-        help="take the GPU run columns from this report, repeatable (with --translations)",
-    )
-    be.add_argument(
-        "--parallel-runs",
-        type=int,
-        default=1,
-        metavar="N",
-        help="let N programs run on the GPU at once (default 1: fair runtimes)",
-    )
-    be.add_argument(
-        "--wave",
-        default="32",
-        metavar="32,64",
-        help="run the translation with 32-lane warps, emulated 64-lane AMD wavefronts, or "
-        "both (32,64: a second column); NVIDIA GPU, docs/hip_on_cuda.md",
-    )
-    be.add_argument(
-        "--keep",
-        type=Path,
-        metavar="DIR",
-        help="keep the translations there (for a GPU machine without CASS's core)",
-    )
-    be.add_argument(
-        "--translations",
-        type=Path,
-        metavar="DIR",
-        help="run translations kept by --keep instead of translating",
-    )
-    be.add_argument(
-        "--compile-report",
-        type=Path,
-        metavar="JSON",
-        help="take the compile columns from this earlier report",
-    )
-    be.add_argument(
-        "--resources",
-        nargs="?",
-        const="",
-        metavar="TARGETS",
-        help="add each program's lowest AMD/NVIDIA occupancy ratio and its reason, compiled "
-        "for one sm_XX reference and gfx targets (default sm_90,gfx942,gfx1100; needs hipcc "
-        "and nvcc: on a GPU machine without them, --compile-report carries the figures)",
-    )
-    be.add_argument(
-        "--resource-block",
-        type=int,
-        default=256,
-        metavar="N",
-        help="threads per block for the occupancy estimates (256)",
-    )
-
-    tb = sub.add_parser("tables", help="print the mapping tables", allow_abbrev=False)
-    tb.add_argument("--format", choices=("markdown", "csv"), default="markdown")
-    tb.add_argument("--family", action="append", help="only these families")
-    tb.add_argument("--out-dir", type=Path, help="write one Markdown page per family there")
-    __import__("cass_build.asm.cli", fromlist=["add_parsers"]).add_parsers(sub)
-    return parser
+    tr.set_defaults(run=run)
 
 
 def _settings(args: argparse.Namespace, tree: bool) -> Settings:
@@ -324,7 +220,8 @@ def _pipeline_options(
     return options
 
 
-def _translate(args: argparse.Namespace, err: TextIO) -> int:
+def run(args: argparse.Namespace, err: TextIO) -> int:
+    """``cass translate``: every input, in parallel; outputs and messages in input order."""
     from .._files import write_atomic
     from ..pipeline import translate_file, write_depfile, write_if_changed
     from ..rules.stats import format_stats
@@ -369,7 +266,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
             if isinstance(result, VerificationError):
                 unverified += 1
             reports.append({"file": str(source), "failed": str(result)})
-            progress.write(_format_error(result))
+            progress.write(format_error(result))
             continue
         done.append((result.path, result.stats))
         reports.append(result.report())
@@ -395,7 +292,7 @@ def _translate(args: argparse.Namespace, err: TextIO) -> int:
             written += 1
         except CassError as exc:  # e.g. it would overwrite an input; the others go on
             failures += 1
-            progress.write(_format_error(exc))
+            progress.write(format_error(exc))
     progress.close()
     if args.stats:
         report = format_stats(done, args.stats)
@@ -523,160 +420,3 @@ class _Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def _format_error(exc: CassError) -> str:
-    if isinstance(exc, VerificationError):
-        lines = [str(exc), *(f"  note: {d}" for d in exc.details)]
-    else:
-        lines = [f"cass: error: {exc}"]
-    if exc.hint:
-        lines.append(f"cass: hint: {exc.hint}")
-    return "\n".join(lines) + "\n"
-
-
-def _report(exc: CassError, err: TextIO) -> None:
-    print(f"cass: error: {exc}", file=err)
-    if exc.hint:
-        print(f"cass: hint: {exc.hint}", file=err)
-
-
-def _tables(args: argparse.Namespace) -> int:
-    from ..rules.tables import load_tables
-    from ..rules.tables_doc import render_tables
-
-    known = sorted(f.name for f in load_tables())
-    for name in args.family or ():
-        if name not in known:
-            msg = f"--family {name}: no such family"
-            raise UsageError(msg, hint=f"families: {', '.join(known)}")
-    if args.out_dir is None:
-        sys.stdout.write(render_tables(args.format, args.family))
-        return EXIT_OK
-    from .._files import write_atomic
-    from ..rules.tables_doc import render_pages
-
-    for name, text in render_pages().items():
-        write_atomic(args.out_dir / name, text.encode("utf-8"))
-    return EXIT_OK
-
-
-def _bench(args: argparse.Namespace, err: TextIO) -> int:
-    import shlex
-
-    from ..pipeline.toolchain import parse_archs
-    from ..runcheck.bench import run_bench
-
-    archs = tuple(a for v in args.offload_arch for a in parse_archs(v))
-    strategies = args.strategy or ["rules"]
-    from ..pipeline.strategies import parse_chain
-
-    for strategy in strategies:
-        parse_chain(strategy)
-    name = args.name or args.directory.resolve().name
-    resources = None
-    if args.resources is not None:
-        from ..runcheck.bench import parse_resource_targets
-
-        resources = parse_resource_targets(args.resources, block=args.resource_block)
-
-    def show(row: Any) -> None:
-        mark = {None: "-", True: "ok", False: "FAIL"}
-        wave64 = row.extra.get("wave64")
-        worst = (row.extra.get("resources") or {}).get("worst")
-        print(
-            f"cass bench: {row.strategy:<8} {row.program:<40} compile {mark[row.compiled]:<4} "
-            f"run {mark[row.executed]}"
-            + (f" wave64 {mark[wave64['executed']]}" if wave64 else "")
-            + (f" occupancy {worst['ratio']:.2f} on {worst['target']}" if worst else ""),
-            file=err,
-        )
-
-    doc = run_bench(
-        args.directory,
-        strategies=strategies,
-        archs=archs,
-        runs=args.runs,
-        jobs=args.jobs,
-        out=args.out,
-        name=name,
-        gpu=not args.no_gpu,
-        progress=show,
-        command=shlex.join(["cass", *args.argv]),
-        keep=args.keep,
-        translations=args.translations,
-        compile_report=args.compile_report,
-        parallel_runs=args.parallel_runs,
-        run_reports=args.run_report,
-        waves=__import__("cass_build.wave64", fromlist=["parse_waves"]).parse_waves(args.wave),
-        resources=resources,
-    )
-    for strategy, t in doc["totals"].items():
-        print(
-            f"cass bench: {strategy}: {t['programs']} programs, compiled "
-            f"{t['compiled']}/{t['compile_tried']}, executed {t['executed']}/{t['run_tried']}",
-            file=err,
-        )
-    print(f"cass bench: report in {args.out / (name + '.md')}", file=err)
-    return EXIT_OK
-
-
-def _cache(args: argparse.Namespace) -> int:
-    from ..pipeline.cache import Cache
-
-    cache = Cache()
-    if args.action == "dir":
-        print(cache.root)
-    elif args.action == "info":
-        info = cache.info()
-        print(f"{info.path}: {info.entries} entries, {info.bytes / 2**20:.1f} MiB")
-    else:
-        print(f"cass: removed {cache.clear()} entries from {cache.root}")
-    return EXIT_OK
-
-
-def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int:
-    """Run ``cass``; returns the exit code instead of exiting."""
-    stream = err or sys.stderr
-    verbose = argv is not None and ("-v" in argv or "--verbose" in argv)
-    try:
-        words = list(sys.argv[1:] if argv is None else argv)
-        command = next((w for w in words if not w.startswith("-")), None)
-        parser = _build_parser(command)
-        args = parser.parse_args(argv)
-        args.argv = list(argv) if argv is not None else sys.argv[1:]
-        verbose = args.verbose
-        if args.command == "translate":
-            return _translate(args, stream)
-        if args.command == "tables":
-            return _tables(args)
-        if args.command == "cache":
-            return _cache(args)
-        if args.command == "bench":
-            return _bench(args, stream)
-        if args.command == "compare":
-            return int(
-                __import__("cass_build.runcheck.compare", fromlist=["run"]).run(args, stream)
-            )
-        if args.command in ("asm", "dataset"):
-            return int(__import__("cass_build.asm.cli", fromlist=["run"]).run(args, stream))
-        if args.command == "doctor":
-            from .doctor import run_doctor
-
-            return run_doctor(sys.stdout)
-        parser.print_help(stream)
-        return EXIT_USAGE
-    except CassError as exc:
-        if verbose:
-            import traceback
-
-            traceback.print_exc(file=stream)
-        _report(exc, stream)
-        return EXIT_USAGE
-    except SystemExit as exc:  # --help and --version exit through argparse
-        if exc.code is None or isinstance(exc.code, int):
-            return exc.code or EXIT_OK
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("cass: interrupted", file=stream)
-        return 130

@@ -43,7 +43,14 @@ from typing import Any
 from .._version import __version__
 from ..errors import CassError, InputError, ToolchainError, UsageError
 
-__all__ = ["Program", "ResourceTargets", "discover", "parse_resource_targets", "run_bench"]
+__all__ = [
+    "BenchConfig",
+    "Program",
+    "ResourceTargets",
+    "discover",
+    "parse_resource_targets",
+    "run_bench",
+]
 
 #: HIP library headers that a program linking a CUDA library needs on the AMD side.
 HIP_LIBRARY_HEADERS = {
@@ -716,100 +723,111 @@ def render_markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_bench(
-    root: Path,
-    *,
-    strategies: Sequence[str] = ("rules",),
-    archs: tuple[str, ...] = (),
-    runs: int = 3,
-    jobs: int = 2,
-    out: Path | None = None,
-    name: str = "bench",
-    gpu: bool = True,
-    command: str = "",
-    progress: Any = None,
-    keep: Path | None = None,
-    translations: Path | None = None,
-    compile_report: Path | None = None,
-    parallel_runs: int = 1,
-    run_reports: Sequence[Path] = (),
-    waves: Sequence[int] = (32,),
-    resources: ResourceTargets | None = None,
-) -> dict[str, Any]:
-    """Score each strategy on every program under ``root``; returns the report document.
+@dataclass(frozen=True)
+class BenchConfig:
+    """What ``cass bench`` measures and where its report goes (``docs/bench.md``)."""
 
-    A GPU machine without hipcc or CASS's C++ core splits the work in two: run
-    with ``keep`` where CASS is installed (translations and compile rate), then
-    with ``translations`` (those files) and ``compile_report`` (that report) on
-    the GPU machine, which adds execution to the compile columns. ``waves`` (32, 64 or
-    both) are the HIP-on-CUDA layer's modes the translation runs in: 64 adds wave64 columns.
-    ``resources`` adds each program's AMD/NVIDIA occupancy figures (needs hipcc and nvcc;
-    without it, figures in ``compile_report`` are kept).
-    """
-    from ..pipeline.toolchain import default_archs
+    strategies: Sequence[str] = ("rules",)
+    archs: tuple[str, ...] = ()
+    """AMD targets of the compile column; empty means the pipeline's default archs."""
+    runs: int = 3
+    """GPU runs per program; the median time is reported."""
+    jobs: int = 2
+    out: Path | None = None
+    """Directory for ``<name>.json`` and ``<name>.md``; None writes nothing."""
+    name: str = "bench"
+    gpu: bool = True
+    """Run the programs where a GPU is found (False: translate and compile only)."""
+    command: str = ""
+    """The command line recorded in the report (default: this process's)."""
+    keep: Path | None = None
+    """Keep the translations there, for a GPU machine without CASS's core."""
+    translations: Path | None = None
+    """Run translations kept by ``keep`` instead of translating."""
+    compile_report: Path | None = None
+    """Take the compile columns from this earlier report."""
+    parallel_runs: int = 1
+    run_reports: Sequence[Path] = ()
+    """Take the GPU run columns from these reports (with ``translations``)."""
+    waves: Sequence[int] = (32,)
+    """The HIP-on-CUDA layer's modes the translation runs in: 64 adds wave64 columns."""
+    resources: ResourceTargets | None = None
+    """Add each program's AMD/NVIDIA occupancy figures (needs hipcc and nvcc)."""
 
-    programs = discover(root)
-    archs = archs or default_archs()
-    if resources is not None:
-        _check_resource_tools(resources)
-    once = _Once()
-    if parallel_runs > 1:
+
+def _gpu_backend(config: BenchConfig) -> str | None:
+    if config.parallel_runs > 1:
         from .compare import set_parallel_runs
 
-        set_parallel_runs(parallel_runs)
-    backend = None
-    if gpu:
-        try:
-            from . import compare
+        set_parallel_runs(config.parallel_runs)
+    if not config.gpu:
+        return None
+    try:
+        from . import compare
 
-            backend = compare.gpu_backend()
-        except ImportError:
-            backend = None
+        return compare.gpu_backend()
+    except ImportError:
+        return None
+
+
+def _score(
+    programs: list[Program],
+    config: BenchConfig,
+    archs: tuple[str, ...],
+    progress: Any,
+) -> list[Row]:
+    """One row per (strategy, program): translated, compiled, run against the original."""
+    backend = _gpu_backend(config)
+    once = _Once()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="cass-bench-") as tmp:
         work = Path(tmp)
-
-        earlier = _rows_by_program(compile_report) if compile_report else {}
+        earlier = _rows_by_program(config.compile_report) if config.compile_report else {}
         ran: dict[tuple[str, str], dict[str, Any]] = {}
-        for report in run_reports:
+        for report in config.run_reports:
             ran.update(_rows_by_program(report))
 
         def one(item: tuple[Program, str]) -> Row:
             program, strategy = item
-            if translations is not None:
-                row, hip = _translated_elsewhere(program, strategy, translations, earlier, ran)
+            if config.translations is not None:
+                row, hip = _translated_elsewhere(
+                    program, strategy, config.translations, earlier, ran
+                )
             else:
                 row, hip = _translate_and_compile(program, strategy, archs, work, True)
-                if keep is not None and hip is not None:
-                    shutil.copytree(
-                        hip.parent, keep / _safe(strategy) / program.name, dirs_exist_ok=True
-                    )
-            if resources is not None and hip is not None:
+                if config.keep is not None and hip is not None:
+                    keep = config.keep / _safe(strategy) / program.name
+                    shutil.copytree(hip.parent, keep, dirs_exist_ok=True)
+            if config.resources is not None and hip is not None:
                 # A translation that does not compile for AMD has no figures; its compile
                 # column already says why.
                 lacking = _missing_library(program, None) if row.compiled is None else None
                 if row.compiled is False or lacking:
                     row.extra.pop("resources", None)
                 else:
-                    row.extra["resources"] = _resources(program, hip, resources, once)
+                    row.extra["resources"] = _resources(program, hip, config.resources, once)
             if backend == "nvidia" and hip is not None:
-                if 32 in waves:
+                if 32 in config.waves:
                     try:
-                        _run_both(program, hip, row, runs, work)
+                        _run_both(program, hip, row, config.runs, work)
                     except CassError as exc:
                         row.executed, row.run_note = False, str(exc)
-                if 64 in waves:
+                if 64 in config.waves:
                     _run_wave64(program, hip, row, work)
             elif backend is None:
                 row.run_note = row.run_note or ""
             return row
 
-        items = [(p, s) for s in strategies for p in programs]
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        items = [(p, s) for s in config.strategies for p in programs]
+        with ThreadPoolExecutor(max_workers=max(1, config.jobs)) as pool:
             for row in pool.map(one, items):
                 rows.append(row)
                 if progress is not None:
                     progress(row)
+    return rows
+
+
+def _strategy_totals(strategies: Sequence[str], rows: list[Row]) -> dict[str, Any]:
     totals: dict[str, Any] = {}
     for strategy in strategies:
         mine = [r for r in rows if r.strategy == strategy]
@@ -823,47 +841,73 @@ def run_bench(
             "executed": sum(bool(r.executed) for r in mine),
             "median_ratio": round(statistics.median(ratios), 3) if ratios else None,
         }
+    return totals
+
+
+def _row_document(r: Row) -> dict[str, Any]:
+    return {
+        "program": r.program,
+        "domain": r.domain,
+        "hazards": list(r.hazards),
+        "strategy": r.strategy,
+        "translated": r.translated,
+        "compiled": r.compiled,
+        "compile_note": r.compile_note,
+        "executed": r.executed,
+        "run_note": r.run_note,
+        "cuda_seconds": round(r.cuda_seconds, 4) if r.cuda_seconds else None,
+        "hip_seconds": round(r.hip_seconds, 4) if r.hip_seconds else None,
+        "ratio": round(r.ratio, 3) if r.ratio else None,
+        "cuda_verdict": r.cuda_verdict,
+        "hip_verdict": r.hip_verdict,
+        "translate_seconds": round(r.translate_seconds, 4),
+        **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
+        **({"resources": r.extra["resources"]} if "resources" in r.extra else {}),
+    }
+
+
+def run_bench(
+    root: Path, config: BenchConfig | None = None, *, progress: Any = None
+) -> dict[str, Any]:
+    """Score each strategy on every program under ``root``; returns the report document.
+
+    A GPU machine without hipcc or CASS's C++ core splits the work in two: run
+    with ``keep`` where CASS is installed (translations and compile rate), then
+    with ``translations`` (those files) and ``compile_report`` (that report) on
+    the GPU machine, which adds execution to the compile columns. ``progress`` is
+    called with each row as it is scored.
+    """
+    from ..pipeline.toolchain import default_archs
+
+    config = config or BenchConfig()
+    programs = discover(root)
+    archs = config.archs or default_archs()
+    if config.resources is not None:
+        _check_resource_tools(config.resources)
+    rows = _score(programs, config, archs, progress)
+    runs, parallel = config.runs, config.parallel_runs
+    if config.run_reports:
+        runs = _field(config.run_reports[0], "runs", runs)
+        parallel = _field(config.run_reports[0], "parallel_runs", parallel)
     doc: dict[str, Any] = {
-        "name": name,
-        "command": command or shlex.join(["cass", *sys.argv[1:]]),
+        "name": config.name,
+        "command": config.command or shlex.join(["cass", *sys.argv[1:]]),
         "root": str(root),
         "archs": list(archs),
-        "runs": _field(run_reports[0], "runs", runs) if run_reports else runs,
-        "parallel_runs": _field(run_reports[0], "parallel_runs", parallel_runs)
-        if run_reports
-        else parallel_runs,
-        "environment": _environment(run_reports),
-        "waves": list(waves),
-        **_resource_settings(resources, compile_report, rows),
-        "totals": totals,
+        "runs": runs,
+        "parallel_runs": parallel,
+        "environment": _environment(config.run_reports),
+        "waves": list(config.waves),
+        **_resource_settings(config.resources, config.compile_report, rows),
+        "totals": _strategy_totals(config.strategies, rows),
         "per_domain": _totals(rows, "domain"),
         "per_hazard": _totals(rows, "hazard"),
-        "rows": [
-            {
-                "program": r.program,
-                "domain": r.domain,
-                "hazards": list(r.hazards),
-                "strategy": r.strategy,
-                "translated": r.translated,
-                "compiled": r.compiled,
-                "compile_note": r.compile_note,
-                "executed": r.executed,
-                "run_note": r.run_note,
-                "cuda_seconds": round(r.cuda_seconds, 4) if r.cuda_seconds else None,
-                "hip_seconds": round(r.hip_seconds, 4) if r.hip_seconds else None,
-                "ratio": round(r.ratio, 3) if r.ratio else None,
-                "cuda_verdict": r.cuda_verdict,
-                "hip_verdict": r.hip_verdict,
-                "translate_seconds": round(r.translate_seconds, 4),
-                **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
-                **({"resources": r.extra["resources"]} if "resources" in r.extra else {}),
-            }
-            for r in rows
-        ],
+        "rows": [_row_document(r) for r in rows],
     }
-    if out is not None:
+    if config.out is not None:
         from .._files import write_atomic
 
+        out, name = config.out, config.name
         write_atomic(out / f"{name}.json", (json.dumps(doc, indent=2) + "\n").encode())
         write_atomic(out / f"{name}.md", render_markdown(doc).encode())
     return doc

@@ -598,6 +598,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "wavefronts (default 32)",
     )
     parser.add_argument("--json", action="store_true", help="print the JSON result on stdout")
+    parser.set_defaults(run=run)
     return parser
 
 
