@@ -240,7 +240,9 @@ def store_quietly(path: Path, data: bytes) -> None:
 def cache_dir() -> Path:
     """``$CASS_CACHE_DIR``, else the user cache directory (platformdirs' answer), else, where
     platformdirs is missing on a platform that needs it, a per-user temporary folder."""
-    if root := os.environ.get("CASS_CACHE_DIR"):
+    from .settings import environment
+
+    if root := environment().cache_dir:
         return Path(root)
     if sys.platform == "linux":
         # platformdirs' answer on Linux (the XDG base directories), without importing it:

@@ -111,8 +111,9 @@ def backend() -> str:
     """``rocm`` or ``cuda``: ``CASS_BACKEND``, else ROCm where hipcc exists, else nvcc's."""
     from .errors import ToolchainError, UsageError
     from .pipeline.toolchain import find_hip, find_nvcc, install_hint
+    from .settings import environment
 
-    wanted = os.environ.get("CASS_BACKEND", "auto").strip().lower() or "auto"
+    wanted = environment().backend.strip().lower() or "auto"
     if wanted not in _BACKENDS:
         msg = f"CASS_BACKEND={wanted!r}: use auto, rocm or cuda"
         raise UsageError(msg, hint="unset CASS_BACKEND to pick the toolchain found")

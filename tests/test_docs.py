@@ -44,3 +44,32 @@ def test_table_docs_match_the_tables() -> None:
     assert not stale, f"regenerate with: cass tables --out-dir docs/tables ({stale[:5]})"
     extra = {p.name for p in out_dir.glob("*.md")} - set(pages)
     assert not extra, f"pages for removed families: {extra}"
+
+
+def test_settings_page_is_generated_from_the_settings() -> None:
+    from cass_build.settings import render_docs
+
+    assert (ROOT / "docs" / "settings.md").read_text() == render_docs()
+
+
+def test_only_the_settings_model_reads_cass_variables() -> None:
+    """Every ``CASS_*`` variable is a field of ``settings.Environment``, read there only."""
+    from cass_build.settings import Environment
+
+    reads = re.compile(r"""environ(?:\.get\(|\[)\s*["']CASS_""")
+    readers = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "cass_build").rglob("*.py")
+        if p.name != "settings.py" and reads.search(p.read_text())
+    ]
+    assert readers == []
+    page = (ROOT / "docs" / "settings.md").read_text()
+    for name in Environment.__dataclass_fields__:
+        assert f"`CASS_{name.upper()}`" in page
+
+
+def test_a_misspelt_variable_is_named_with_the_one_meant() -> None:
+    from cass_build.settings import unknown_variables
+
+    env = {"CASS_ARCH": "gfx90a", "CASS_ARCHS": "gfx90a", "CASS_DIR": "/x", "HOME": "/root"}
+    assert unknown_variables(env) == ["CASS_ARCH: not a CASS setting; did you mean CASS_ARCHS?"]

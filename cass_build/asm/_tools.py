@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .._proc import run
 from ..pipeline.toolchain import HipToolchain, find_nvcc
+from ..settings import environment
 
 __all__ = [
     "hip_clang_version",
@@ -49,7 +50,7 @@ def _cuda_bin_dirs() -> list[Path]:
 def nvidia_disassembler() -> tuple[str, Path] | None:
     """``("nvdisasm", path)`` or ``("cuobjdump", path)``: nvdisasm first, as it labels
     branch targets; ``$CASS_NVDISASM`` names either."""
-    if explicit := os.environ.get("CASS_NVDISASM"):
+    if explicit := environment().nvdisasm:
         path = Path(explicit)
         kind = "cuobjdump" if "cuobjdump" in path.name else "nvdisasm"
         return (kind, path) if path.is_file() else None

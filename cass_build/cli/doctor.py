@@ -170,6 +170,10 @@ def run_doctor(out: TextIO) -> int:
         out.write("\nmissing:\n")
         for c in missing:
             out.write(f"  {c.name} (for {c.needed_for}): {c.install}\n")
+    from ..settings import unknown_variables
+
+    for problem in unknown_variables():
+        out.write(f"warning: {problem}\n")
     return 0 if results[0].ok else 1
 
 

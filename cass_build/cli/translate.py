@@ -124,27 +124,19 @@ def add_parser(sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace, tree: bool) -> Settings:
-    from ..rules.tables import parse_version
-    from ..settings import Settings
+    from ..settings import Settings, parse_version
 
-    # An option wins over its CASS_* variable, even over a malformed one.
-    environ = dict(os.environ)
-    if args.hip_version:
-        environ.pop("CASS_HIP_VERSION", None)
-    if args.launch_syntax:
-        environ.pop("CASS_LAUNCH_SYNTAX", None)
-    changes: dict[str, object] = {"rename_cu_includes": tree}
+    given: dict[str, object] = {"rename_cu_includes": tree}
     if args.hip_version:
         try:
-            changes["hip_version"] = parse_version(args.hip_version)
+            given["hip_version"] = parse_version(args.hip_version)
         except ValueError as exc:
             msg = f"--hip-version: {exc}"
             raise UsageError(msg) from None
-    settings = Settings.from_env(environ)
     for name in ("launch_syntax", "cuda_arch", "cuda_version", "max_bytes"):
         if getattr(args, name) is not None:
-            changes[name] = getattr(args, name)
-    return settings.replace(**changes)
+            given[name] = getattr(args, name)
+    return Settings.resolve(given)  # an option wins over its CASS_* variable
 
 
 def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], bool]:
@@ -214,10 +206,7 @@ def _pipeline_options(
         changes["verify"] = args.verify
     if args.offload_arch:
         changes["archs"] = tuple(a for v in args.offload_arch for a in parse_archs(v))
-    options = options_from_env(**changes)
-    if not args.verify and "CASS_VERIFY" not in os.environ:
-        options = options.replace(verify="auto")
-    return options
+    return options_from_env(**changes)
 
 
 def run(args: argparse.Namespace, err: TextIO) -> int:

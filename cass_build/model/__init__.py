@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CassError
+from ..settings import environment
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -71,7 +72,7 @@ class ModelError(CassError):
 
 def model_dir() -> Path:
     """Where the packaged model lives (``CASS_MODEL_DIR`` overrides it)."""
-    if override := os.environ.get("CASS_MODEL_DIR"):
+    if override := environment().model_dir:
         return Path(override)
     return Path(__file__).resolve().parent.parent / "models"
 
@@ -109,7 +110,7 @@ class Runner:
             self.config: dict[str, Any] = json.loads((directory / "config.json").read_text())
             self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
             opts = ort.SessionOptions()
-            env_threads = int(os.environ.get("CASS_MODEL_THREADS", "0") or 0)
+            env_threads = int(environment().model_threads or 0)
             opts.intra_op_num_threads = threads or env_threads or min(4, os.cpu_count() or 1)
             opts.inter_op_num_threads = 1
             # Builds run many compilers at once: threads that spin while waiting for
@@ -131,7 +132,7 @@ class Runner:
         self.max_len = int(cfg["max_len"])
         self.block = int(cfg.get("block", 32))
         self.block_after_edit = min(self.block, int(cfg.get("block_after_edit", 4)))
-        env_limit = os.environ.get("CASS_MODEL_MAX_DEPARTURES", "")
+        env_limit = environment().model_max_departures
         self.max_departures = int(env_limit or cfg.get("max_departures", 24))
         dh = cfg["d_model"] // cfg["heads"]
         self.empty = np.zeros((cfg["dec_layers"], 2, 1, cfg["heads"], 0, dh), dtype=np.float32)

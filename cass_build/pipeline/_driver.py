@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .._proc import run
+from ..settings import environment
 from .toolchain import HipToolchain
 
 __all__ = ["Command", "compile_command"]
@@ -179,7 +180,7 @@ def compile_command(
     """What to run for ``hipcc *args``: clang with hipcc's flags where that is known to be
     the command hipcc runs, else hipcc. ``source`` and ``output`` index ``args``."""
     hipcc: Command = ([str(toolchain.hipcc), *args], "hipcc")
-    if os.environ.get("CASS_DIRECT_CLANG", "1") == "0":
+    if environment().direct_clang == "0":
         return hipcc
     env = _env(toolchain)
     slots = _slots(args, source, output)

@@ -13,10 +13,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
-import os
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from .._version import __version__
 from ..errors import ToolchainError, UsageError, VerificationError
 from ..rules.diagnostics import Diagnostic
 from ..rules.stats import FamilyCount, Stats
-from ..settings import Settings
+from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
 from .includes import local_includes
 from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
@@ -42,47 +40,6 @@ __all__ = [
 
 VERIFY_FAILED = "cass-verify-failed"
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
-
-
-@dataclass(frozen=True)
-class PipelineOptions:
-    """How one file goes through the pipeline. Defaults suit a build."""
-
-    strategy: str = "auto"
-    """``auto`` or a comma-separated chain of model, rules, hipify-perl, hipify-clang, exec:CMD."""
-    verify: str = "compile"
-    """none, syntax, compile or run; ``auto`` is compile where hipcc exists, else none (warned)."""
-    archs: tuple[str, ...] = ()
-    """AMD targets; empty means CASS_ARCHS, CMAKE_HIP_ARCHITECTURES, PYTORCH_ROCM_ARCH or the
-    toolchain's default (gfx90a and gfx1030)."""
-    include_dirs: tuple[Path, ...] = ()
-    defines: tuple[str, ...] = ()
-    flags: tuple[str, ...] = ()
-    """Extra hipcc flags for the verification compile (and the object, when one is asked for)."""
-    mirror: tuple[tuple[Path, Path], ...] = ()
-    """(source root, output root): local headers under a source root are translated as well."""
-    allow_unverified: bool = False
-    use_cache: bool = True
-    want_object: bool = False
-    """Keep the object file of the compile check, so a build need not compile twice."""
-    settings: Settings = field(default_factory=Settings)
-
-    def replace(self, **changes: Any) -> PipelineOptions:
-        return dataclasses.replace(self, **changes)
-
-
-def options_from_env(environ: Mapping[str, str] | None = None, **changes: Any) -> PipelineOptions:
-    """Options with ``CASS_STRATEGY``, ``CASS_VERIFY`` and the ``CASS_*`` settings applied."""
-    env = os.environ if environ is None else environ
-    found: dict[str, Any] = {}
-    if "settings" not in changes:
-        found["settings"] = Settings.from_env(dict(env))
-    if value := env.get("CASS_STRATEGY"):
-        found["strategy"] = value
-    if value := env.get("CASS_VERIFY"):
-        found["verify"] = value
-    found.update(changes)
-    return PipelineOptions(**found)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..settings import environment
+
 __all__ = [
     "HipToolchain",
     "NvccToolchain",
@@ -34,7 +36,8 @@ __all__ = [
 #: The architectures verified when nothing asks for others: one CDNA, one RDNA.
 PREFERRED_ARCHS = ("gfx90a", "gfx1030")
 
-#: Variables naming target architectures, strongest first.
+#: Variables naming target architectures, strongest first (CASS_ARCHS is read as
+#: ``settings.Environment.archs``).
 ARCH_VARIABLES = ("CASS_ARCHS", "CMAKE_HIP_ARCHITECTURES", "PYTORCH_ROCM_ARCH")
 
 _APT_PACKAGES = "hipcc libamdhip64-dev rocm-device-libs"
@@ -88,8 +91,9 @@ class NvccToolchain:
 
 def _rocm_roots() -> tuple[Path, ...]:
     roots = []
-    for name in ("CASS_ROCM_PATH", "ROCM_PATH", "HIP_PATH"):
-        if value := os.environ.get(name):
+    explicit = environment().rocm_path
+    for value in (explicit, os.environ.get("ROCM_PATH"), os.environ.get("HIP_PATH")):
+        if value:
             roots.append(Path(value))
     roots += [Path("/opt/rocm"), *sorted(Path("/opt").glob("rocm-*"), reverse=True), Path("/usr")]
     return tuple(roots)
@@ -121,7 +125,9 @@ def _device_libs(root: Path) -> Path | None:
 @functools.cache
 def find_hip() -> HipToolchain | None:
     """The HIP toolchain: ``$CASS_HIPCC``, a ROCm tree, or ``hipcc`` on ``PATH``."""
-    for hipcc, given in program_candidates("hipcc", variable="CASS_HIPCC", roots=_rocm_roots()):
+    for hipcc, given in program_candidates(
+        "hipcc", explicit=environment().hipcc, roots=_rocm_roots()
+    ):
         # .../bin/hipcc -> ..., following a symlink into a ROCm tree.
         root = given if given is not None else hipcc.resolve().parent.parent
         version = _read_version(root) or _read_version(Path("/usr"))
@@ -137,15 +143,16 @@ def _executable(path: Path) -> bool:
 
 
 def program_candidates(
-    name: str, *, variable: str = "", roots: tuple[Path, ...] = ()
+    name: str, *, explicit: str = "", roots: tuple[Path, ...] = ()
 ) -> Iterator[tuple[Path, Path | None]]:
-    """Where a program is looked for, in order: ``$variable`` when it is set (that one
-    only: the user chose it), else ``<root>/bin/<name>`` for each root, else ``PATH``.
+    """Where a program is looked for, in order: ``explicit`` (a ``CASS_*`` variable's
+    value) when it is set, and that one only: the user chose it; else
+    ``<root>/bin/<name>`` for each root; else ``PATH``.
 
     Yields (executable, the root it was found under or None); hipcc, nvcc and HIPIFY are
     all found this way, so every command that needs one finds the same one.
     """
-    if variable and (explicit := os.environ.get(variable)):
+    if explicit:
         if _executable(Path(explicit)):
             yield Path(explicit), None
         return
@@ -157,11 +164,11 @@ def program_candidates(
 
 
 @functools.cache
-def find_program(name: str, *, variable: str = "", roots: tuple[Path, ...] = ()) -> Path | None:
+def find_program(name: str, *, explicit: str = "", roots: tuple[Path, ...] = ()) -> Path | None:
     """The first of :func:`program_candidates`; asked once per process (a build step
     asks for every file)."""
     return next(
-        (path for path, _ in program_candidates(name, variable=variable, roots=roots)), None
+        (path for path, _ in program_candidates(name, explicit=explicit, roots=roots)), None
     )
 
 
@@ -205,9 +212,10 @@ def supported_archs(toolchain: HipToolchain | None = None) -> tuple[str, ...]:
 def arch_from_env(environ: Mapping[str, str] | None = None) -> tuple[tuple[str, ...], str] | None:
     """Architectures from CASS_ARCHS, CMAKE_HIP_ARCHITECTURES or PYTORCH_ROCM_ARCH."""
     env = os.environ if environ is None else environ
-    for name in ARCH_VARIABLES:
-        if value := env.get(name, "").strip():
-            return parse_archs(value, name), name
+    values = [environment(env).archs, *(env.get(name, "") for name in ARCH_VARIABLES[1:])]
+    for name, value in zip(ARCH_VARIABLES, values, strict=True):
+        if value.strip():
+            return parse_archs(value.strip(), name), name
     return None
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TableError
+from ..settings import parse_version
 
 __all__ = [
     "KINDS",
@@ -77,18 +78,6 @@ class Family:
     hip_headers: tuple[str, ...]
     rows: tuple[Row, ...]
     prefixes: tuple[str, ...] = ()
-
-
-def parse_version(text: str) -> tuple[int, int]:
-    """Parse ``"6.2"`` (or ``"6.2.41133"``) into ``(6, 2)``."""
-    parts = text.strip().split(".")
-    try:
-        major = int(parts[0])
-        minor = int(parts[1]) if len(parts) > 1 else 0
-    except ValueError:
-        msg = f"invalid HIP version {text!r}: expected MAJOR.MINOR such as 6.2"
-        raise ValueError(msg) from None
-    return (major, minor)
 
 
 def data_dir() -> Path:

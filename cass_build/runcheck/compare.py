@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 import re
 import shutil
 import sys
@@ -172,7 +171,9 @@ def gpu_backend() -> Backend | None:
     ``CASS_GPU_BACKEND=nvidia|amd|none`` overrides the probe (``none`` is how tests
     take the no-GPU path on a machine that has one).
     """
-    forced = os.environ.get("CASS_GPU_BACKEND", "").strip().lower()
+    from ..settings import environment
+
+    forced = environment().gpu_backend.strip().lower()
     if forced in ("none", "off", "0"):
         return None
     if forced in ("nvidia", "amd"):
@@ -646,7 +647,7 @@ def _markdown(name: str, cmp: Comparison) -> str:
 
 def run(args: argparse.Namespace, err: TextIO) -> int:
     """``cass compare``: exit 0 when both sides agree, 1 when they differ."""
-    from ..rules.tables import parse_version
+    from ..settings import parse_version
 
     version = None
     if args.hip_version:
