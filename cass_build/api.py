@@ -1,4 +1,8 @@
-"""The public translation API: ``translate`` and ``translate_file``."""
+"""The public translation API: ``translate`` and ``translate_file``, with the rule tables.
+
+``Translation`` is the one result type: ``cass_build.pipeline.translate_file`` returns
+its subclass ``Result``, the same translation with how it was verified.
+"""
 
 from __future__ import annotations
 

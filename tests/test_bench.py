@@ -59,7 +59,8 @@ def program(root: Path, name: str, source: str, **manifest: object) -> None:
 
 
 @needs_hipcc
-def test_bench_scores_compile_rate_and_writes_reports(tmp_path: Path, cache_dir: Path) -> None:
+@pytest.mark.usefixtures("cache_dir")
+def test_bench_scores_compile_rate_and_writes_reports(tmp_path: Path) -> None:
     root = tmp_path / "programs"
     program(root, "basic_twice", GOOD)
     (root / "basic_twice" / "twice.cuh").write_text(TWICE)
@@ -120,9 +121,8 @@ def test_bench_rejects_bad_layouts(tmp_path: Path) -> None:
 
 
 @needs_hipcc
-def test_split_run_keeps_translations_and_merges_compile_columns(
-    tmp_path: Path, cache_dir: Path
-) -> None:
+@pytest.mark.usefixtures("cache_dir")
+def test_split_run_keeps_translations_and_merges_compile_columns(tmp_path: Path) -> None:
     """A GPU machine without hipcc runs what a machine with CASS translated and compiled."""
     root = tmp_path / "programs"
     program(root, "basic_twice", GOOD)
@@ -195,7 +195,8 @@ def _needs_resource_tools() -> str | None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(_needs_resource_tools() is not None, reason=str(_needs_resource_tools()))
-def test_resource_column_survives_the_split(tmp_path: Path, cache_dir: Path) -> None:
+@pytest.mark.usefixtures("cache_dir")
+def test_resource_column_survives_the_split(tmp_path: Path) -> None:
     """Figures computed in the compile phase reach the GPU machine's report through
     --compile-report, which has no hipcc to compute them."""
     root = tmp_path / "programs"

@@ -464,7 +464,7 @@ def test_out_dir_onto_the_inputs_directory_is_refused(tmp_path: Path) -> None:
     assert files_under(tmp_path / "inc") == ["h.cuh", "k.cu", "k.hip"]
 
 
-def test_stats_file_onto_an_input_is_refused(tmp_path: Path) -> None:
+def test_stats_file_onto_an_input_is_refused() -> None:
     a = write("a.cu", CLEAN)
     before = snapshot(a)
     code, err = cass("translate", "a.cu", "-o", "a.hip", "--stats", "json", "--stats-file", "a.cu")
@@ -573,7 +573,7 @@ def test_bad_input_is_one_line(
     assert files_under(tmp_path) == before
 
 
-def test_big_file_message_in_mib(tmp_path: Path) -> None:
+def test_big_file_message_in_mib() -> None:
     write("big.cu", b"/" * (3 * 2**20 + 100))
     code, err = cass("translate", "big.cu", "-o", "out.hip", "--max-bytes", str(2**20))
     assert code == 2
@@ -658,7 +658,7 @@ def test_bad_file_in_a_tree(tmp_path: Path) -> None:
 # --- diagnostics --------------------------------------------------------------------------
 
 
-def test_every_diagnostic_has_the_compiler_format(tmp_path: Path) -> None:
+def test_every_diagnostic_has_the_compiler_format() -> None:
     name = unsupported_function()
     source = (
         "#include <cuda_runtime.h>\n"
@@ -697,7 +697,7 @@ def test_every_diagnostic_has_the_compiler_format(tmp_path: Path) -> None:
     )
 
 
-def test_diagnostic_position_is_exact(tmp_path: Path) -> None:
+def test_diagnostic_position_is_exact() -> None:
     write("w.cu", LANE)
     _, err = cass("translate", "w.cu", "-o", "w.hip")
     line = lines(err)[0]
@@ -708,7 +708,7 @@ def test_diagnostic_position_is_exact(tmp_path: Path) -> None:
     assert source_line[int(col) - 1 :].startswith("31;")
 
 
-def test_columns_count_bytes(tmp_path: Path) -> None:
+def test_columns_count_bytes() -> None:
     # 'é' is two bytes: the '31' is at character 34 but byte 35.
     write("u.cu", "/* é */ int lane = threadIdx.x & 31;\n")
     _, err = cass("translate", "u.cu", "-o", "u.hip")
@@ -731,7 +731,7 @@ def stats_sources() -> None:
     write("b.cu", "void f() { cudaFree(p); }\n")
 
 
-def test_stats_json(tmp_path: Path) -> None:
+def test_stats_json() -> None:
     stats_sources()
     code, err = cass("translate", "a.cu", "b.cu", "--out-dir", "out", "--stats", "json")
     assert code == 0
@@ -764,7 +764,7 @@ def test_stats_count_unconverted(tmp_path: Path) -> None:
     assert doc["total"]["unconverted"] == 1
 
 
-def test_stats_csv(tmp_path: Path) -> None:
+def test_stats_csv() -> None:
     stats_sources()
     code, err = cass("translate", "a.cu", "b.cu", "--out-dir", "out", "--stats", "csv")
     assert code == 0
@@ -778,7 +778,7 @@ def test_stats_csv(tmp_path: Path) -> None:
     ]
 
 
-def test_stats_text(tmp_path: Path) -> None:
+def test_stats_text() -> None:
     stats_sources()
     code, err = cass("translate", "a.cu", "b.cu", "--out-dir", "out", "--stats")
     assert code == 0

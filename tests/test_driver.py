@@ -74,7 +74,8 @@ def test_the_command_is_hipccs_and_is_cached(tmp_path: Path, cache_dir: Path) ->
 
 
 @needs_hipcc
-def test_clang_and_hipcc_write_the_same_object(tmp_path: Path, cache_dir: Path) -> None:
+@pytest.mark.usefixtures("cache_dir")
+def test_clang_and_hipcc_write_the_same_object(tmp_path: Path) -> None:
     assert HIP is not None
     src = tmp_path / "k.hip"
     src.write_text(KERNEL)
@@ -153,9 +154,8 @@ def test_cache_dir_is_platformdirs_answer(monkeypatch: pytest.MonkeyPatch, xdg: 
 
 
 @needs_hipcc
-def test_parallel_steps_wait_for_one_probe(
-    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("cache_dir")
+def test_parallel_steps_wait_for_one_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert HIP is not None
     probes = counted_probes(monkeypatch)
     src = tmp_path / "k.hip"

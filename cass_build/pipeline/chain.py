@@ -20,6 +20,7 @@ from typing import Any
 
 from .._files import read_source
 from .._version import __version__
+from ..api import Translation
 from ..errors import ToolchainError, UsageError, VerificationError
 from ..rules.diagnostics import Diagnostic
 from ..rules.stats import FamilyCount, Stats
@@ -56,20 +57,16 @@ class Attempt:
         return dataclasses.asdict(self)
 
 
-@dataclass(frozen=True)
-class Result:
-    """The winning translation of one file and how it was reached."""
+@dataclass(frozen=True, kw_only=True)
+class Result(Translation):
+    """The winning translation of one file and how it was reached: a :class:`Translation`
+    (``data``, ``diagnostics``, ``stats``, ``path``, ``strategy``) with its verification."""
 
-    path: str
-    data: bytes
-    strategy: str
     level: str
     """The verification level reached: none, syntax, compile or run."""
     verified: bool
     attempts: tuple[Attempt, ...]
     evidence: tuple[Evidence, ...]
-    diagnostics: tuple[Diagnostic, ...]
-    stats: Stats
     depends: tuple[Path, ...]
     """The source and every local header it reaches (for depfiles)."""
     headers: dict[Path, bytes]
@@ -77,18 +74,6 @@ class Result:
     object_data: bytes | None = None
     cached: bool = False
     seconds: float = 0.0
-
-    @property
-    def text(self) -> str:
-        return self.data.decode("utf-8", errors="surrogateescape")
-
-    @property
-    def errors(self) -> int:
-        return sum(d.severity == "error" for d in self.diagnostics)
-
-    @property
-    def warnings(self) -> int:
-        return sum(d.severity == "warning" for d in self.diagnostics)
 
     def report(self) -> dict[str, Any]:
         """This result as one entry of the JSON run report."""
