@@ -75,105 +75,132 @@ def _line_end(data: bytes, i: int) -> int:
         return j + 1
 
 
-def split_units(data: bytes) -> list[Segment]:
-    """Cut ``data`` into glue and declaration segments covering every byte once."""
-    n = len(data)
-    out: list[Segment] = []
-    depth = 0  # braces of the current declaration
-    transparent = 0  # namespace / extern "C" braces open around us
-    start = 0  # where the current segment began
-    code_start = -1  # first code byte of the current declaration, -1 before any
-    paren = 0
-    first_brace = 0
-    i = 0
+class _Scanner:
+    """One pass over a source; ``i`` only moves forward. Each ``_at_*`` method handles the
+    byte at ``i`` and returns where the scan goes on."""
 
-    def push(kind: str, a: int, b: int) -> None:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.n = len(data)
+        self.out: list[Segment] = []
+        self.depth = 0  # braces of the current declaration
+        self.transparent = 0  # namespace / extern "C" braces open around us
+        self.start = 0  # where the current segment began
+        self.code_start = -1  # first code byte of the current declaration, -1 before any
+        self.paren = 0
+        self.first_brace = 0
+
+    def push(self, kind: str, a: int, b: int) -> None:
         if b <= a:
             return
-        if out and out[-1].kind == kind == "glue":
-            out[-1] = Segment("glue", out[-1].start, b)
+        if self.out and self.out[-1].kind == kind == "glue":
+            self.out[-1] = Segment("glue", self.out[-1].start, b)
         else:
-            out.append(Segment(kind, a, b))
+            self.out.append(Segment(kind, a, b))
 
-    def at_line_start(k: int) -> bool:
+    def _at_line_start(self, k: int) -> bool:
         j = k - 1
-        while j >= 0 and data[j] in b" \t":
+        while j >= 0 and self.data[j] in b" \t":
             j -= 1
-        return j < 0 or data[j] == 0x0A
+        return j < 0 or self.data[j] == 0x0A
 
-    while i < n:
-        c = data[i]
+    def _skipped(self, i: int) -> int | None:
+        """Past a comment, a directive or a blank at ``i``; None when code starts there."""
+        data, n, c = self.data, self.n, self.data[i]
         if c == 0x2F and i + 1 < n and data[i + 1] == 0x2F:  # // comment
             j = data.find(b"\n", i)
-            i = n if j < 0 else j + 1
-            continue
+            return n if j < 0 else j + 1
         if c == 0x2F and i + 1 < n and data[i + 1] == 0x2A:  # /* comment */
             j = data.find(b"*/", i + 2)
-            i = n if j < 0 else j + 2
-            continue
-        if c == 0x23 and at_line_start(i):  # preprocessor line
+            return n if j < 0 else j + 2
+        if c == 0x23 and self._at_line_start(i):  # preprocessor line
             end = _line_end(data, i)
-            if depth == 0 and code_start < 0:
+            if self.depth == 0 and self.code_start < 0:
                 # Between declarations: the directive and what precedes it is glue.
-                push("glue", start, end)
-                start = end
-            i = end
-            continue
+                self.push("glue", self.start, end)
+                self.start = end
+            return end
         if c in b" \t\r\n":
-            i += 1
-            continue
-        if depth == 0 and code_start < 0:
-            code_start = i
+            return i + 1
+        return None
+
+    def _literal(self, i: int) -> int | None:
+        """Past a string or character literal at ``i``; None when there is none."""
+        data, c = self.data, self.data[i]
         if c == 0x22:
             if i > 0 and data[i - 1] == 0x52 and (i < 2 or not data[i - 2 : i - 1].isalnum()):
-                i = _skip_raw_string(data, i)
-            else:
-                i = _skip_string(data, i, 0x22)
-            continue
+                return _skip_raw_string(data, i)
+            return _skip_string(data, i, 0x22)
         if c == 0x27:
             # A digit separator (1'000) is not a character literal.
             if i > 0 and data[i - 1 : i].isalnum() and data[i - 1 : i].isdigit():
-                i += 1
-                continue
-            i = _skip_string(data, i, 0x27)
-            continue
+                return i + 1
+            return _skip_string(data, i, 0x27)
+        return None
+
+    def _end_decl(self, i: int) -> int:
+        end = _finish_line(self.data, i)
+        self.push("decl", self.start, end)
+        self.start, self.code_start = end, -1
+        return end
+
+    def _at_open(self, i: int) -> int:
+        if self.depth == 0 and self.paren == 0 and _OPENER.match(self.data[self.code_start : i]):
+            # namespace X { / extern "C" {: the header is glue, the body top level.
+            self.push("glue", self.start, i + 1)
+            self.start, self.code_start, self.transparent = i + 1, -1, self.transparent + 1
+            return i + 1
+        if self.depth == 0:
+            self.first_brace = i
+        self.depth += 1
+        return i + 1
+
+    def _at_close(self, i: int) -> int:
+        if self.depth == 0:
+            if self.transparent:
+                self.transparent -= 1
+                self.push("glue", self.start, i + 1)
+                self.start, self.code_start = i + 1, -1
+            return i + 1
+        self.depth -= 1
+        head = self.data[self.code_start : self.first_brace]
+        if self.depth == 0 and self.paren == 0 and _ends_at_brace(head):
+            return self._end_decl(i + 1)
+        return i + 1
+
+    def _at_code(self, i: int) -> int:
+        c = self.data[i]
         if c == 0x28:
-            paren += 1
+            self.paren += 1
         elif c == 0x29:
-            paren = max(0, paren - 1)
+            self.paren = max(0, self.paren - 1)
         elif c == 0x7B:  # {
-            if depth == 0 and paren == 0 and _OPENER.match(data[code_start:i]):
-                # namespace X { / extern "C" {: the header is glue, the body top level.
-                push("glue", start, i + 1)
-                start, code_start, transparent = i + 1, -1, transparent + 1
-                i += 1
-                continue
-            if depth == 0:
-                first_brace = i
-            depth += 1
+            return self._at_open(i)
         elif c == 0x7D:  # }
-            if depth == 0:
-                if transparent:
-                    transparent -= 1
-                    push("glue", start, i + 1)
-                    start, code_start = i + 1, -1
-                i += 1
+            return self._at_close(i)
+        elif c == 0x3B and self.depth == 0 and self.paren == 0:  # ;
+            return self._end_decl(i + 1)
+        return i + 1
+
+    def run(self) -> list[Segment]:
+        i = 0
+        while i < self.n:
+            skipped = self._skipped(i)
+            if skipped is not None:
+                i = skipped
                 continue
-            depth -= 1
-            if depth == 0 and paren == 0 and _ends_at_brace(data[code_start:first_brace]):
-                end = _finish_line(data, i + 1)
-                push("decl", start, end)
-                start, code_start, i = end, -1, end
-                continue
-        elif c == 0x3B and depth == 0 and paren == 0:  # ;
-            end = _finish_line(data, i + 1)
-            push("decl", start, end)
-            start, code_start, i = end, -1, end
-            continue
-        i += 1
-    if start < n:
-        push("decl" if code_start >= 0 else "glue", start, n)
-    return out
+            if self.depth == 0 and self.code_start < 0:
+                self.code_start = i
+            literal = self._literal(i)
+            i = literal if literal is not None else self._at_code(i)
+        if self.start < self.n:
+            self.push("decl" if self.code_start >= 0 else "glue", self.start, self.n)
+        return self.out
+
+
+def split_units(data: bytes) -> list[Segment]:
+    """Cut ``data`` into glue and declaration segments covering every byte once."""
+    return _Scanner(data).run()
 
 
 def _ends_at_brace(head: bytes) -> bool:

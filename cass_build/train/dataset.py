@@ -40,6 +40,7 @@ from ..model.units import split_units
 from ..pipeline.toolchain import HipToolchain, find_hip
 from ..rules import translate_bytes
 from ..settings import Settings
+from .corpus import SourceFile
 from .synth import Program, synthesize
 
 __all__ = [
@@ -75,26 +76,6 @@ WARP_RULES = frozenset(
     }
 )
 _CONTAM_SUFFIXES = {".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".c"}
-
-
-@dataclass
-class SourceFile:
-    """One file of the corpus, and for a synthesized program its agnostic twin."""
-
-    file_id: str
-    source: str  # "synth" or "sdist:PKG"
-    data: bytes
-    twin: bytes | None = None
-    labels: tuple[str, ...] = ()
-    program: Program | None = None
-    tree: Mapping[str, bytes] | None = None
-    """An sdist file's package: every source and header, by path (for verification)."""
-    relpath: str = ""
-    vendored: bool = False
-    """Part of a library the package bundles: kept for its headers, not used as units."""
-    split: str = "train"
-    segments: list[tuple[str, bytes]] = field(default_factory=list)
-    twin_segments: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- text
@@ -400,6 +381,242 @@ def synth_files(count: int, seed: int) -> list[SourceFile]:
     return out
 
 
+@dataclass
+class _Units:
+    """The units cut from the corpus, and the translated programs that check them."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    programs: list[tuple[str, bytes]] = field(default_factory=list)
+    """(name, translated program): the program each target belongs to, compiled whole."""
+    owner: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    """Each program's records (their indices)."""
+
+
+def _collect(
+    out_dir: Path,
+    seed: int,
+    synth: int,
+    sdist: bool,
+    cache: Path | None,
+    counts: dict[str, Counter[str]],
+    log: Callable[[str], None],
+) -> tuple[list[SourceFile], list[dict[str, Any]]]:
+    """The corpus (synthesized programs, then sdists' files), each file given its split."""
+    log(f"synthesizing {synth} programs (seed {seed})")
+    files = synth_files(synth, seed)
+    counts["synth"]["files_fetched"] = synth
+    sdist_manifest: list[dict[str, Any]] = []
+    if sdist:
+        from .sdist import collect
+
+        cache = cache or out_dir.parent / "sdist_cache"
+        sdist_manifest, sdist_files, sdist_counts = collect(cache, log=log)
+        for src, c in sdist_counts.items():
+            counts[src].update(c)
+        files += sdist_files
+    for f in files:
+        f.split = split_of(f.file_id, seed)
+    return files, sdist_manifest
+
+
+def _translated(
+    twin_segs: list[tuple[str, bytes]], settings: Settings
+) -> tuple[list[bytes], list[tuple[bytes, bool]]] | None:
+    """The file's segments translated, and each declaration's (HIP, has an error); None
+    when the core failed on it (it never should on odd input: a crash is a finding)."""
+    translated = []
+    targets: list[tuple[bytes, bool]] = []
+    for kind, seg in twin_segs:
+        try:
+            hip, diags = _translate(seg, settings)
+        except Exception:
+            return None
+        translated.append(hip)
+        if kind == "decl":
+            # An error diagnostic (inline PTX, an API HIP lacks) means the rules
+            # could not translate the unit: no target to learn from.
+            targets.append((hip, any(d.severity == "error" for d in diags)))
+    return translated, targets
+
+
+def _hazards(text: bytes, labels: Sequence[str], settings: Settings) -> list[str]:
+    """A naive unit's hazards: CASS's diagnostics on it, else the synthesizer's classes."""
+    _, ndiags = _translate(text, settings)
+    # No diagnostic: host code sizing grids for 32 lanes, which CASS flags
+    # (cass-host-warp-count) only where the unit shows a kernel working per warp or names
+    # warps; device code falls back to the synthesizer's classes.
+    device = b"__global__" in text or b"__device__" in text
+    return _hazards_of(ndiags) or (list(labels) if device else ["host-warp-size"])
+
+
+def _file_units(fi: int, f: SourceFile, settings: Settings, units: _Units, c: Counter[str]) -> None:
+    """Cut one file into units, both forms of a synthesized program aligned declaration
+    by declaration; its translated program (glue and targets as recorded, so compiling it
+    checks exactly the targets that are kept) joins ``units.programs``."""
+    f.segments = _segments(f.data)
+    twin_segs = _segments(f.twin) if f.twin is not None else f.segments
+    decls = [s for k, s in f.segments if k == "decl"]
+    tdecls = [s for k, s in twin_segs if k == "decl"]
+    if not decls:
+        return
+    c["files_with_cuda"] += 1
+    if len(decls) != len(tdecls):
+        c["misaligned_pairs"] += 1
+        return
+    if f.vendored:
+        c["units"] += len(decls)
+        c["units_vendored"] += len(decls)
+        return
+    done = _translated(twin_segs, settings)
+    if done is None:
+        c["translation_failed_files"] += 1
+        return
+    translated, targets = done
+    name = f"cass_p{fi}"
+    units.programs.append((name, b"".join(translated)))
+    for k, (cu, tw, (hip, error)) in enumerate(zip(decls, tdecls, targets, strict=True)):
+        naive = f.twin is not None and cu != tw
+        c["units"] += 1
+        if error:
+            c["units_translation_failed"] += 1
+            continue
+        forms = [(cu, naive)]
+        if naive:
+            forms.append((tw, False))  # the agnostic form: rules keep it as it is
+        for text, is_naive in forms:
+            if len(text) > MAX_UNIT_BYTES or len(hip) > MAX_UNIT_BYTES:
+                c["units_over_cap"] += 1
+                continue
+            units.owner[name].append(len(units.records))
+            units.records.append(
+                {
+                    "id": f"{f.file_id}#{k}{'' if is_naive or not naive else 'a'}",
+                    "source": f.source,
+                    "file": f.file_id,
+                    "cuda": _latin(text),
+                    "hip": _latin(hip),
+                    "hazards": _hazards(text, f.labels, settings) if is_naive else [],
+                    "naive": is_naive,
+                    "_split": f.split,
+                }
+            )
+
+
+@dataclass
+class _Verified:
+    kept: list[dict[str, Any]]
+    failures: dict[str, str]
+    """Synthesized programs that failed to compile: name -> first error."""
+    failed: set[str]
+    compile_stats: dict[str, int]
+    by_name: dict[str, SourceFile]
+    synth_programs: list[tuple[str, bytes]]
+
+
+def _verify(
+    files: list[SourceFile],
+    units: _Units,
+    toolchain: HipToolchain,
+    counts: dict[str, Counter[str]],
+    *,
+    batch: int,
+    jobs: int,
+    log: Callable[[str], None],
+) -> _Verified:
+    """Synthesized programs compile in batches; sdist files alone, syntax only. The units
+    of a program that fails are dropped."""
+    log(f"verifying {len(units.programs)} translated programs with {toolchain.hipcc}")
+    by_name = {n: files[int(n[6:])] for n, _ in units.programs}
+    synth_progs = [(n, d) for n, d in units.programs if by_name[n].source == "synth"]
+    other_progs = [(n, d) for n, d in units.programs if by_name[n].source != "synth"]
+    failures, cstats = compile_batches(synth_progs, toolchain, batch=batch, jobs=jobs, log=log)
+    failed = set(failures)
+    if other_progs:
+        from .sdist import verify_files
+
+        failed |= verify_files(other_progs, by_name, toolchain, jobs=jobs, log=log, counts=counts)
+    for n in failed:
+        f = by_name[n]
+        if f.source == "synth":
+            counts[f.source]["files_failed_compile"] += 1
+        counts[f.source]["units_failed_compile"] += len(units.owner[n])
+    dead = {i for n in failed for i in units.owner[n]}
+    kept = [r for i, r in enumerate(units.records) if i not in dead]
+    return _Verified(kept, failures, failed, cstats, by_name, synth_progs)
+
+
+def _decontaminate(
+    kept: list[dict[str, Any]], ref: Reference, counts: dict[str, Counter[str]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The records that match no bench program or test fixture, and the hits."""
+    hits: list[dict[str, Any]] = []
+    clean = []
+    for r in kept:
+        hit = contamination(r, ref)
+        if hit:
+            hits.append(hit)
+            counts[r["source"]]["dedup_contamination"] += 1
+        else:
+            clean.append(r)
+    return clean, hits
+
+
+def _by_split(
+    clean: list[dict[str, Any]], counts: dict[str, Counter[str]]
+) -> dict[str, list[dict[str, Any]]]:
+    """Exact duplicates inside the corpus: one copy per split, none of train's in valid/test."""
+    seen: dict[str, set[str]] = {s: set() for s in SPLITS}
+    final: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
+    for split in SPLITS:
+        for r in clean:
+            if r["_split"] != split:
+                continue
+            key = _digest(r["cuda"] + "\0" + r["hip"])
+            if key in seen[split] or (split != "train" and key in seen["train"]):
+                counts[r["source"]]["dedup_internal"] += 1
+                continue
+            seen[split].add(key)
+            final[split].append(r)
+            counts[r["source"]][f"kept_{split}"] += 1
+            if r["hazards"]:
+                counts[r["source"]][f"kept_{split}_hazard"] += 1
+    return final
+
+
+def _write_splits(tmp: Path, final: dict[str, list[dict[str, Any]]], verified: _Verified) -> int:
+    """The split files and the test split's programs (as bench programs); returns their
+    number."""
+    for split, recs in final.items():
+        with gzip.open(tmp / f"{split}.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as fh:
+            for r in recs:
+                fh.write(json.dumps({k: v for k, v in r.items() if k != "_split"}) + "\n")
+    test_dir = tmp / "test_programs"
+    test_dir.mkdir()
+    n_test_programs = 0
+    for n, _ in verified.synth_programs:
+        f = verified.by_name[n]
+        if f.split != "test" or n in verified.failed or f.program is None:
+            continue
+        pdir = test_dir / f.program.name
+        pdir.mkdir()
+        (pdir / "main.cu").write_bytes(f.data)
+        (pdir / "manifest.toml").write_text(_bench_manifest(f.program), encoding="utf-8")
+        n_test_programs += 1
+    return n_test_programs
+
+
+def _swap_in(tmp: Path, out_dir: Path) -> None:
+    """Replace ``out_dir`` with the finished ``tmp``, keeping the old one until then."""
+    old = out_dir.with_name(out_dir.name + ".old")
+    if out_dir.exists():
+        if old.exists():
+            shutil.rmtree(old)
+        out_dir.replace(old)
+    tmp.replace(out_dir)
+    if old.exists():
+        shutil.rmtree(old)
+
+
 def build(
     out_dir: Path,
     *,
@@ -421,173 +638,23 @@ def build(
         raise RuntimeError(msg)
     settings = Settings()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
-    files: list[SourceFile] = []
+    files, sdist_manifest = _collect(out_dir, seed, synth, sdist, cache, counts, log)
 
-    log(f"synthesizing {synth} programs (seed {seed})")
-    files += synth_files(synth, seed)
-    counts["synth"]["files_fetched"] = synth
-    sdist_manifest: list[dict[str, Any]] = []
-    sdist_files: list[SourceFile] = []
-    if sdist:
-        from .sdist import collect
-
-        cache = cache or out_dir.parent / "sdist_cache"
-        sdist_manifest, sdist_files, sdist_counts = collect(cache, log=log)
-        for src, c in sdist_counts.items():
-            counts[src].update(c)
-        files += sdist_files
-    for f in files:
-        f.split = split_of(f.file_id, seed)
-
-    # Units, both forms of a synthesized program aligned declaration by declaration.
     log("cutting units and translating")
-    records: list[dict[str, Any]] = []
-    programs: list[tuple[str, bytes]] = []  # the translated program each target belongs to
-    owner: dict[str, list[int]] = defaultdict(list)
+    units = _Units()
     for fi, f in enumerate(files):
-        c = counts[f.source]
-        f.segments = _segments(f.data)
-        twin_segs = _segments(f.twin) if f.twin is not None else f.segments
-        decls = [s for k, s in f.segments if k == "decl"]
-        tdecls = [s for k, s in twin_segs if k == "decl"]
-        if not decls:
-            continue
-        c["files_with_cuda"] += 1
-        if len(decls) != len(tdecls):
-            c["misaligned_pairs"] += 1
-            continue
-        if f.vendored:
-            c["units"] += len(decls)
-            c["units_vendored"] += len(decls)
-            continue
-        # The translated program: glue and targets as recorded, so compiling it
-        # checks exactly the targets that are kept.
-        translated = []
-        targets: list[tuple[bytes, bool]] = []
-        bad_translation = False
-        for kind, seg in twin_segs:
-            try:
-                hip, diags = _translate(seg, settings)
-            except Exception:  # the core never fails on odd input; a crash is a finding
-                bad_translation = True
-                break
-            translated.append(hip)
-            if kind == "decl":
-                # An error diagnostic (inline PTX, an API HIP lacks) means the rules
-                # could not translate the unit: no target to learn from.
-                targets.append((hip, any(d.severity == "error" for d in diags)))
-        if bad_translation:
-            c["translation_failed_files"] += 1
-            continue
-        name = f"cass_p{fi}"
-        programs.append((name, b"".join(translated)))
-        for k, (cu, tw, (hip, error)) in enumerate(zip(decls, tdecls, targets, strict=True)):
-            naive = f.twin is not None and cu != tw
-            c["units"] += 1
-            if error:
-                c["units_translation_failed"] += 1
-                continue
-            forms = [(cu, naive)]
-            if naive:
-                forms.append((tw, False))  # the agnostic form: rules keep it as it is
-            for text, is_naive in forms:
-                if len(text) > MAX_UNIT_BYTES or len(hip) > MAX_UNIT_BYTES:
-                    c["units_over_cap"] += 1
-                    continue
-                if is_naive:
-                    _, ndiags = _translate(text, settings)
-                    # No diagnostic: host code sizing grids for 32 lanes, which CASS flags
-                    # (cass-host-warp-count) only where the unit shows a kernel working
-                    # per warp or names warps; device code falls back to the
-                    # synthesizer's classes.
-                    device = b"__global__" in text or b"__device__" in text
-                    hazards = _hazards_of(ndiags) or (
-                        list(f.labels) if device else ["host-warp-size"]
-                    )
-                else:
-                    hazards = []
-                owner[name].append(len(records))
-                records.append(
-                    {
-                        "id": f"{f.file_id}#{k}{'' if is_naive or not naive else 'a'}",
-                        "source": f.source,
-                        "file": f.file_id,
-                        "cuda": _latin(text),
-                        "hip": _latin(hip),
-                        "hazards": hazards,
-                        "naive": is_naive,
-                        "_split": f.split,
-                    }
-                )
+        _file_units(fi, f, settings, units, counts[f.source])
+    verified = _verify(files, units, toolchain, counts, batch=batch, jobs=jobs, log=log)
 
-    # Verification: synthesized programs compile in batches; sdist files alone, syntax only.
-    log(f"verifying {len(programs)} translated programs with {toolchain.hipcc}")
-    by_name = {n: files[int(n[6:])] for n, _ in programs}
-    synth_progs = [(n, d) for n, d in programs if by_name[n].source == "synth"]
-    other_progs = [(n, d) for n, d in programs if by_name[n].source != "synth"]
-    failures, cstats = compile_batches(synth_progs, toolchain, batch=batch, jobs=jobs, log=log)
-    failed = set(failures)
-    if other_progs:
-        from .sdist import verify_files
-
-        failed |= verify_files(other_progs, by_name, toolchain, jobs=jobs, log=log, counts=counts)
-    for n in failed:
-        f = by_name[n]
-        if f.source == "synth":
-            counts[f.source]["files_failed_compile"] += 1
-        counts[f.source]["units_failed_compile"] += len(owner[n])
-    dead = {i for n in failed for i in owner[n]}
-    kept = [r for i, r in enumerate(records) if i not in dead]
-
-    # Contamination: nothing that matches a bench program or a test fixture.
     log("dedup against bench/programs and tests/")
     ref = reference_units(root)
-    dedup_hits: list[dict[str, Any]] = []
-    clean = []
-    for r in kept:
-        hit = contamination(r, ref)
-        if hit:
-            dedup_hits.append(hit)
-            counts[r["source"]]["dedup_contamination"] += 1
-        else:
-            clean.append(r)
-
-    # Exact duplicates inside the corpus: one copy per split, none of train's in valid/test.
-    seen: dict[str, set[str]] = {s: set() for s in SPLITS}
-    final: dict[str, list[dict[str, Any]]] = {s: [] for s in SPLITS}
-    for split in SPLITS:
-        for r in clean:
-            if r["_split"] != split:
-                continue
-            key = _digest(r["cuda"] + "\0" + r["hip"])
-            if key in seen[split] or (split != "train" and key in seen["train"]):
-                counts[r["source"]]["dedup_internal"] += 1
-                continue
-            seen[split].add(key)
-            final[split].append(r)
-            counts[r["source"]][f"kept_{split}"] += 1
-            if r["hazards"]:
-                counts[r["source"]][f"kept_{split}_hazard"] += 1
+    clean, dedup_hits = _decontaminate(verified.kept, ref, counts)
+    final = _by_split(clean, counts)
 
     # Write everything into a temporary sibling, then swap it in.
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=out_dir.name + ".tmp-", dir=out_dir.parent))
-    for split, recs in final.items():
-        with gzip.open(tmp / f"{split}.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as fh:
-            for r in recs:
-                fh.write(json.dumps({k: v for k, v in r.items() if k != "_split"}) + "\n")
-    test_dir = tmp / "test_programs"
-    test_dir.mkdir()
-    n_test_programs = 0
-    for n, _ in synth_progs:
-        f = by_name[n]
-        if f.split != "test" or n in failed or f.program is None:
-            continue
-        pdir = test_dir / f.program.name
-        pdir.mkdir()
-        (pdir / "main.cu").write_bytes(f.data)
-        (pdir / "manifest.toml").write_text(_bench_manifest(f.program), encoding="utf-8")
-        n_test_programs += 1
+    n_test_programs = _write_splits(tmp, final, verified)
     (tmp / "dedup.json").write_text(
         json.dumps(
             {
@@ -595,7 +662,7 @@ def build(
                 "reference_digests": len(ref.digests),
                 "threshold_jaccard": 0.8,
                 "shingle": "token 5-grams",
-                "checked_units": len(kept),
+                "checked_units": len(verified.kept),
                 "dropped": len(dedup_hits),
                 "hits": dedup_hits,
             },
@@ -619,9 +686,10 @@ def build(
         "build_seconds": round(seconds, 1),
         "counts": {k: dict(sorted(v.items())) for k, v in sorted(counts.items())},
         "counts_total": dict(sorted(sum(counts.values(), Counter[str]()).items())),
-        "compile": cstats,
+        "compile": verified.compile_stats,
         "compile_failures": [
-            {"file": by_name[n].file_id, "error": e} for n, e in sorted(failures.items())[:100]
+            {"file": verified.by_name[n].file_id, "error": e}
+            for n, e in sorted(verified.failures.items())[:100]
         ],
         "test_programs": n_test_programs,
         "units": {s: len(v) for s, v in final.items()},
@@ -633,13 +701,6 @@ def build(
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     # The consumer polls for READY: it is written last, inside the directory that is swapped in.
     (tmp / "READY").write_text(f"{manifest['command']}\n", encoding="utf-8")
-    old = out_dir.with_name(out_dir.name + ".old")
-    if out_dir.exists():
-        if old.exists():
-            shutil.rmtree(old)
-        out_dir.replace(old)
-    tmp.replace(out_dir)
-    if old.exists():
-        shutil.rmtree(old)
+    _swap_in(tmp, out_dir)
     log(f"done in {seconds:.0f} s: {manifest['units']}, hazard share {manifest['hazard_share']}")
     return manifest

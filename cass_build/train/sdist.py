@@ -36,6 +36,7 @@ from typing import Any
 
 from .._proc import run
 from ..pipeline.toolchain import HipToolchain
+from .corpus import SourceFile
 
 __all__ = [
     "CANDIDATES",
@@ -263,9 +264,7 @@ def collect(
     candidates: Sequence[tuple[str, str]] = CANDIDATES,
     log: Callable[[str], None] = print,
 ) -> tuple[list[dict[str, Any]], list[Any], dict[str, Counter[str]]]:
-    """Manifest rows, corpus files (``dataset.SourceFile``) and counts per source."""
-    from .dataset import SourceFile
-
+    """Manifest rows, corpus files and counts per source."""
     manifest: list[dict[str, Any]] = []
     files: list[SourceFile] = []
     counts: dict[str, Counter[str]] = {}
