@@ -23,13 +23,12 @@ from cass_build.model import (
     ModelError,
     Runner,
     UnitStats,
-    dangling,
     departures,
     load,
     model_dir,
-    narrows,
 )
 from cass_build.model import translate_bytes as model_translate
+from cass_build.model.guards import dangling, narrows
 from cass_build.model.units import split_units
 from cass_build.pipeline import PipelineOptions, translate_file
 from cass_build.pipeline.strategies import ModelStrategy

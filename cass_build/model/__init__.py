@@ -18,7 +18,6 @@ falls back to the rules.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import threading
@@ -28,12 +27,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import CassError
 from ..settings import environment
+from .guards import (
+    drop_dangling,
+    host_sizing_left,
+    narrows,
+    partial_fix,
+    warp_constant_left,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..rules import RuleResult
-    from ..rules.diagnostics import Diagnostic
     from ..settings import Settings
 
 __all__ = ["ModelError", "Runner", "UnitStats", "load", "model_dir", "translate_bytes"]
@@ -58,11 +63,6 @@ HAZARD_RULES = frozenset(
         "cass-warp-size-literal",
     }
 )
-#: Host code sizing a launch for 32-lane warps. Not a reason to consult the model: the
-#: warning sits in the host function, whose declaration alone shows neither the kernel
-#: nor the launch's meaning. It is what the partial-fix guard of ``translate_bytes``
-#: looks for once the model has changed a kernel.
-HOST_RULE = "cass-host-warp-count"
 FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
 
 
@@ -301,32 +301,6 @@ class Runner:
         return out
 
 
-def narrows(draft: bytes, out: bytes) -> bool:
-    """Whether ``out`` spells fewer 64-bit integer types than the rules' ``draft``.
-
-    Every warp-size fix widens (a 32-lane mask, ballot or lane mask becomes a 64-lane
-    one) and none narrows, so a model output that drops a 64-bit type the rules wrote is
-    a mistake (held-out: `unsigned long long below` became `unsigned long below`). Only
-    `long long`, `int64_t` and `uint64_t` count: `long` has 32 bits where HIP runs on
-    Windows.
-    """
-    return _wide_types(out) < _wide_types(draft)
-
-
-def _words(source: bytes) -> list[bytes]:
-    """The identifiers (keywords included) of ``source``, in order, on the core's tokens:
-    comments and strings are not code."""
-    from .. import _core
-
-    return [source[b:e] for b, e, kind, _ in _core.tokens(source) if kind == _core.TOKEN_IDENTIFIER]
-
-
-def _wide_types(source: bytes) -> int:
-    words = _words(source)
-    pairs = sum(1 for a, b in itertools.pairwise(words) if a == b == b"long")
-    return pairs + sum(w in (b"int64_t", b"uint64_t") for w in words)
-
-
 def departures(out: list[int], draft: list[int]) -> int:
     """How often ``out`` leaves ``draft``, walked as drafted decoding walks it.
 
@@ -416,46 +390,24 @@ def translate_bytes(
             changed_lines.append((first, first + piece.count(b"\n")))
         else:
             kept_hazard = True
-    if changes and not every_unit:
-        dropped = dangling(changes, _splice(whole, changes))
-        if dropped:
-            # The model dropped a declaration (held-out: `const int kWarpSize = 32;` became
-            # an unrelated constant) that code it did not change still uses: the file
-            # cannot compile. That declaration keeps the rules' text, which makes the
-            # file's fix partial.
-            lost = {n for i in dropped for n in _lost(*changes[i])}
-            names = ", ".join(sorted(n.decode("utf-8", "replace") for n in lost))
-            stats.fallbacks.append(f"drops a declaration the file still uses ({names})")
-            changes = [c for i, c in enumerate(changes) if i not in dropped]
-            kept_hazard = True
-    if changes and kept_hazard and not every_unit:
-        # Some flagged declarations changed and others did not: a helper reducing over
-        # 64 lanes beside a kernel still indexing 32-lane warps is worse than either
-        # translation alone (seen on the held-out programs), so the file keeps the rules'.
-        stats.fallbacks.append("partial hazard fix: the rules' translation is kept")
-        return whole
-    whole = _splice(whole, changes, stats)
     if not changes or every_unit:
+        return _splice(whole, changes, stats)
+    # The file-level guards (guards.py; each one's held-out case is in docs/model.md).
+    changes, why = drop_dangling(changes, whole)
+    if why:
+        stats.fallbacks.append(why)
+        kept_hazard = True
+    if why := partial_fix(changes, kept_hazard):
+        stats.fallbacks.append(why)
         return whole
-    if used := _warp_constant_left(data, whole, ruled.diagnostics):
-        # The model made code wave-size agnostic, but a constant that fixes the warp at 32
-        # lanes still drives other code (`#define WARP 32` beside `threadIdx.x & (WARP - 1)`
-        # after a reduction was widened to 64 lanes: two lanes of each wave add their sums,
-        # seen on the held-out programs). The rules' translation keeps one assumption.
-        stats.fallbacks.append(
-            f"'{used}' still fixes the warp at 32 lanes: the rules' translation is kept"
-        )
-        return ruled.data
-    if _host_sizing_left(ruled.diagnostics, whole, changed_lines, path, settings):
-        # The model made a kernel wave-size agnostic, but host code still sizes a launch
-        # for 32-lane warps (`block / 32` rows per block): half the waves the launch
-        # counts on never exist (seen on the held-out programs). The rules' translation
-        # keeps 32-lane teams and agrees with the host.
-        stats.fallbacks.append(
-            "host code sizes a launch for 32-lane warps: the rules' translation is kept"
-        )
-        return ruled.data
-    return whole
+    spliced = _splice(whole, changes, stats)
+    if not changes:
+        return spliced
+    for guard in (warp_constant_left, host_sizing_left):
+        if why := guard(data, spliced, ruled.diagnostics, changed_lines, path, settings):
+            stats.fallbacks.append(why)
+            return ruled.data
+    return spliced
 
 
 def _splice(
@@ -472,97 +424,3 @@ def _splice(
         whole = whole[:at] + translated + whole[at + len(draft) :]
         pos = at + len(translated)
     return whole
-
-
-#: Identifiers that look declared at file scope (a name before `(`) but declare nothing.
-_NOT_DECLARED = frozenset(
-    b"alignas alignof decltype sizeof static_assert noexcept operator template typename "
-    b"defined if while for switch return".split()
-)
-
-
-def _declared(unit: bytes) -> set[bytes]:
-    """Names a declaration declares at file scope: an identifier before `=`, `;`, `[`,
-    `(`, `{` or `,` outside braces and parentheses, and a macro's name."""
-    from .. import _core
-
-    toks = [
-        (unit[b:e], kind)
-        for b, e, kind, _ in _core.tokens(unit)
-        if unit[b:e] != b"\n" and not unit.startswith((b"//", b"/*"), b)  # code only
-    ]
-    names: set[bytes] = set()
-    braces = parens = 0
-    for k, (text, kind) in enumerate(toks):
-        if kind != _core.TOKEN_IDENTIFIER:
-            braces += text == b"{"
-            braces -= text == b"}" and braces > 0
-            parens += text == b"("
-            parens -= text == b")" and parens > 0
-            continue
-        if text in _NOT_DECLARED or text.startswith(b"__"):
-            continue
-        after = toks[k + 1][0] if k + 1 < len(toks) else b""
-        macro = k >= 2 and toks[k - 2][0] == b"#" and toks[k - 1][0] == b"define"
-        if macro or (braces == parens == 0 and after in (b"=", b";", b"[", b"(", b"{", b",")):
-            names.add(text)
-    return names
-
-
-def _lost(draft: bytes, translated: bytes) -> set[bytes]:
-    """Names the draft declares that the translation no longer spells."""
-    return _declared(draft) - set(_words(translated))
-
-
-def dangling(changes: Sequence[tuple[bytes, bytes]], result: bytes) -> list[int]:
-    """The changes whose translation drops a name its draft declares while ``result``
-    (the file with every change) still uses it elsewhere."""
-    used = set(_words(result))
-    return [i for i, change in enumerate(changes) if _lost(*change) & used]
-
-
-def _warp_constant_left(data: bytes, result: bytes, found: Sequence[Diagnostic]) -> str:
-    """The name of a constant fixing the warp size at 32 that ``result`` still uses, or "".
-
-    The rules flag its definition (``cass-warp-size-literal``, at the 32 of
-    `#define WARP 32` or `kWarpSize = 32`); a use besides the definition means code
-    still written for 32 lanes.
-    """
-    import re
-
-    lines = data.splitlines()
-    for d in found:
-        if d.rule != "cass-warp-size-literal" or not 0 < d.line <= len(lines):
-            continue
-        before = lines[d.line - 1][: d.column - 1]  # the source up to the 32
-        named = re.search(rb"([A-Za-z_]\w*)\s*=?\s*$", before)
-        if named is None:
-            continue
-        name = named.group(1)
-        if len(re.findall(rb"\b" + re.escape(name) + rb"\b", result)) > 1:
-            return name.decode()
-    return ""
-
-
-def _host_sizing_left(
-    found: Sequence[Diagnostic],
-    result: bytes,
-    changed_lines: list[tuple[int, int]],
-    path: str,
-    settings: Settings,
-) -> bool:
-    """Whether ``result`` still has host code sizing a launch for 32-lane warps.
-
-    ``found`` are the rules' diagnostics of the source. A warning in a declaration the
-    model did not change is still there; one in a declaration it changed counts if the
-    rules still report it in ``result``.
-    """
-    from ..rules import translate_bytes as rules
-
-    def host(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
-        return [d for d in diagnostics if d.severity == "warning" and d.rule == HOST_RULE]
-
-    flagged = host(found)
-    if any(not any(a <= d.line <= b for a, b in changed_lines) for d in flagged):
-        return True
-    return bool(flagged) and bool(host(rules(result, path, settings).diagnostics))
