@@ -135,16 +135,9 @@ def test_unmirrored_cuda_header_fails_at_its_line(tmp_path: Path) -> None:
 def test_failure_names_the_cu_line(tmp_path: Path) -> None:
     src = tmp_path / "broken.cu"
     src.write_text(BROKEN)
-    code, err = cass(
-        "translate",
-        src,
-        "-o",
-        tmp_path / "broken.hip",
-        "--verify",
-        "syntax",
-        "--offload-arch",
-        "gfx90a",
-    )
+    argv = ("translate", src, "-o", tmp_path / "broken.hip", "--verify", "syntax")
+    argv += ("--offload-arch", "gfx90a")
+    code, err = cass(*argv)
     assert code == 1
     first = err.splitlines()[0]
     assert first == (
@@ -155,17 +148,7 @@ def test_failure_names_the_cu_line(tmp_path: Path) -> None:
     assert "cass: hint: " in err
     assert not (tmp_path / "broken.hip").exists()
     # --allow-unverified keeps the translation, with a warning that says why.
-    code, err = cass(
-        "translate",
-        src,
-        "-o",
-        tmp_path / "broken.hip",
-        "--verify",
-        "syntax",
-        "--offload-arch",
-        "gfx90a",
-        "--allow-unverified",
-    )
+    code, err = cass(*argv, "--allow-unverified")
     assert code == 0, err
     assert "hipMemset(p, 0, 4)" in (tmp_path / "broken.hip").read_text()
     assert "warning: no candidate passed the syntax check; using rules unverified" in err

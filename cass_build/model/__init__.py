@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import CassError
 from ..settings import environment
 from .guards import (
+    FileView,
     drop_dangling,
     host_sizing_left,
     narrows,
@@ -403,8 +404,9 @@ def translate_bytes(
     spliced = _splice(whole, changes, stats)
     if not changes:
         return spliced
+    view = FileView(data, spliced, ruled.diagnostics, changed_lines, path, settings)
     for guard in (warp_constant_left, host_sizing_left):
-        if why := guard(data, spliced, ruled.diagnostics, changed_lines, path, settings):
+        if why := guard(view):
             stats.fallbacks.append(why)
             return ruled.data
     return spliced

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 __all__ = [
+    "FileView",
     "dangling",
     "drop_dangling",
     "host_sizing_left",
@@ -39,6 +41,19 @@ HOST_RULE = "cass-host-warp-count"
 
 Change = tuple[bytes, bytes]
 """A declaration's rules translation (the draft) and the model's translation of it."""
+
+
+@dataclass(frozen=True)
+class FileView:
+    """What the last guards look at: the source, the file with the model's changes, the
+    rules' diagnostics of the source and the CUDA lines of each changed declaration."""
+
+    data: bytes
+    result: bytes
+    found: Sequence[Diagnostic]
+    changed_lines: list[tuple[int, int]]
+    path: str
+    settings: Settings
 
 
 def narrows(draft: bytes, out: bytes) -> bool:
@@ -190,39 +205,25 @@ def partial_fix(changes: Sequence[Change], kept_hazard: bool) -> str:
     return ""
 
 
-def warp_constant_left(
-    data: bytes,
-    result: bytes,
-    found: Sequence[Diagnostic],
-    changed_lines: list[tuple[int, int]],
-    path: str,
-    settings: Settings,
-) -> str:
+def warp_constant_left(file: FileView) -> str:
     """A constant that fixes the warp at 32 lanes still drives other code.
 
     Held-out: `#define WARP 32` beside `threadIdx.x & (WARP - 1)` after a reduction was
     widened to 64 lanes, so two lanes of each wave added their sums. The rules'
     translation keeps one assumption throughout.
     """
-    if used := _warp_constant(data, result, found):
+    if used := _warp_constant(file.data, file.result, file.found):
         return f"'{used}' still fixes the warp at 32 lanes: the rules' translation is kept"
     return ""
 
 
-def host_sizing_left(
-    data: bytes,
-    result: bytes,
-    found: Sequence[Diagnostic],
-    changed_lines: list[tuple[int, int]],
-    path: str,
-    settings: Settings,
-) -> str:
+def host_sizing_left(file: FileView) -> str:
     """Host code still sizes a launch for 32-lane warps.
 
     Held-out: the model made a kernel wave-size agnostic while the host computed
     `block / 32` rows per block, so half the waves the launch counted on never existed.
     The rules' translation keeps 32-lane teams and agrees with the host.
     """
-    if _host_sizing(found, result, changed_lines, path, settings):
+    if _host_sizing(file.found, file.result, file.changed_lines, file.path, file.settings):
         return "host code sizes a launch for 32-lane warps: the rules' translation is kept"
     return ""

@@ -404,12 +404,12 @@ def _time_again(exe: Path, args: Sequence[str], rundir: Path, timeout: float) ->
     return done.seconds if done.ok else None
 
 
-def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:
+def _compare(program: Program, hip_source: Path, workdir: Path, wave: int = 32) -> Any:
+    """``cass compare`` of the program and its translation, in ``workdir``."""
     from . import compare
 
-    workdir = work / "run" / _safe(row.strategy) / program.name
     workdir.mkdir(parents=True, exist_ok=True)
-    result = compare.compare(
+    return compare.compare(
         program.main,
         hip_source,
         workdir=workdir,
@@ -417,7 +417,13 @@ def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Pat
         args=program.args,
         link=[f"-l{lib}" for lib in program.libs],
         timeout=program.timeout,
+        wave=wave,
     )
+
+
+def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:
+    workdir = work / "run" / _safe(row.strategy) / program.name
+    result = _compare(program, hip_source, workdir)
     row.cuda_verdict = " ".join(result.cuda.verdicts)
     row.hip_verdict = " ".join(result.hip.verdicts)
     row.executed = result.passed
@@ -437,21 +443,9 @@ def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Pat
 
 def _run_wave64(program: Program, hip_source: Path, row: Row, work: Path) -> None:
     """The translation once more, in the HIP-on-CUDA layer's wave64 mode (64-lane waves)."""
-    from . import compare
-
     workdir = work / "run64" / _safe(row.strategy) / program.name
-    workdir.mkdir(parents=True, exist_ok=True)
     try:
-        result = compare.compare(
-            program.main,
-            hip_source,
-            workdir=workdir,
-            include_dirs=(program.directory, hip_source.parent),
-            args=program.args,
-            link=[f"-l{lib}" for lib in program.libs],
-            timeout=program.timeout,
-            wave=64,
-        )
+        result = _compare(program, hip_source, workdir, wave=64)
     except CassError as exc:
         row.extra["wave64"] = {"executed": False, "run_note": str(exc)}
         return
