@@ -17,10 +17,12 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from .errors import InputError, OutputError
 
 __all__ = [
+    "atomic_text",
     "cache_dir",
     "check_source",
     "locked",
@@ -216,6 +218,20 @@ def _write_atomic_by_path(path: Path, data: bytes, inputs: frozenset[Path]) -> N
             raise
     except OSError as exc:
         raise _cannot_write(path, exc) from None
+
+
+@contextlib.contextmanager
+def atomic_text(path: Path) -> Iterator[TextIO]:
+    """A text file written as it streams and renamed into place when the block ends
+    without an error: a long job's output appears only once complete."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{next(_COUNTER)}.tmp")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            yield out
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def write_if_changed(path: Path, data: bytes, inputs: frozenset[Path] = frozenset()) -> bool:

@@ -20,7 +20,6 @@ fails for a file leaves that target out of its records, with the reason in ``mis
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,15 +165,11 @@ def write_dataset(
     the file appears only once it is complete."""
     files = corpus_files(inputs)[:limit]
     summary = DatasetSummary()
-    output.parent.mkdir(parents=True, exist_ok=True)
-    partial = output.with_name(f".{output.name}.{os.getpid()}.partial")
-    try:
-        with partial.open("w", encoding="utf-8") as out:
-            for line in _lines(files, nvidia, amd, summary, progress, **options):
-                out.write(line)
-        partial.replace(output)
-    finally:
-        partial.unlink(missing_ok=True)
+    from .._files import atomic_text
+
+    with atomic_text(output) as out:
+        for line in _lines(files, nvidia, amd, summary, progress, **options):
+            out.write(line)
     return summary
 
 

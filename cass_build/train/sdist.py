@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import write_atomic
 from .._proc import run
 from ..pipeline.toolchain import HipToolchain
 from .corpus import SourceFile
@@ -188,8 +189,8 @@ def fetch(name: str, version: str, cache: Path) -> tuple[Path, dict[str, Any]]:
         msg = f"{info['filename']}: sha256 {digest} does not match the index's {info['sha256']}"
         raise ValueError(msg)
     path = cache / info["filename"]
-    path.write_bytes(data)
-    meta_path.write_text(json.dumps(info), encoding="utf-8")
+    write_atomic(path, data)
+    write_atomic(meta_path, json.dumps(info).encode())  # last: it vouches for the file
     return path, info
 
 
