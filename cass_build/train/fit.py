@@ -12,6 +12,7 @@ as files (``ckpt_*.pt``) every ``--save-every`` steps and at the end.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import random
@@ -23,6 +24,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from .._files import write_atomic
 from .seq2seq import Config, Seq2Seq, count_parameters
 
 __all__ = ["main"]
@@ -120,9 +122,9 @@ def evaluate(model: Seq2Seq, split: Split, device: torch.device, budget: int) ->
 
 def save(model: Seq2Seq, path: Path, step: int) -> None:
     state = {k: v.detach().to("cpu", torch.float32) for k, v in model.state_dict().items()}
-    tmp = path.with_suffix(".tmp")
-    torch.save({"config": model.cfg.to_dict(), "step": step, "state": state}, tmp)
-    tmp.replace(path)
+    buffer = io.BytesIO()  # a checkpoint is a few MB: written whole, atomically
+    torch.save({"config": model.cfg.to_dict(), "step": step, "state": state}, buffer)
+    write_atomic(path, buffer.getvalue())
 
 
 def main(argv: list[str] | None = None) -> int:
