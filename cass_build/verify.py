@@ -10,7 +10,6 @@ message pointing at the original ``.cu`` line through ``#line`` directives.
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
 import tempfile
@@ -20,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._driver import compile_command
+from .failures import LOCATED_ERROR, NOT_RUN, tool_failure
 from .toolchain import HipToolchain
 
 __all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "verify"]
 
 LEVELS = ("none", "syntax", "compile", "run")
 _COMPILE_TIMEOUT = 600.0
-_MESSAGE = re.compile(r"^(?P<where>[^:\n]+:\d+:\d+): (?P<kind>error|fatal error): (?P<text>.*)$")
 
 
 @dataclass(frozen=True)
@@ -80,6 +79,9 @@ class Outcome:
     messages: tuple[str, ...] = ()
     """The compiler's errors, ``file.cu:line:col: error: ...``."""
     object_data: bytes | None = None
+    tool_failure: str = ""
+    """Set when the compiler itself failed (missing, killed, or an exit with no error at
+    any line): what happened and its first error line. The source is not to blame."""
 
 
 def _under(path: Path, root: Path) -> Path | None:
@@ -129,7 +131,7 @@ class _Scratch:
 def _messages(output: str, limit: int = 8) -> tuple[str, ...]:
     found = []
     for line in output.splitlines():
-        if m := _MESSAGE.match(line.strip()):
+        if m := LOCATED_ERROR.match(line.strip()):
             found.append(f"{m['where']}: error: {m['text']}")
             if len(found) == limit:
                 break
@@ -155,7 +157,7 @@ def _run(argv: list[str], toolchain: HipToolchain, cwd: Path) -> tuple[int, str,
     except subprocess.TimeoutExpired:
         return 124, f"{argv[0]}: timed out after {_COMPILE_TIMEOUT:.0f} s", _COMPILE_TIMEOUT
     except OSError as exc:
-        return 127, f"{argv[0]}: {exc.strerror or exc}", 0.0
+        return NOT_RUN, f"{argv[0]}: {exc.strerror or exc}", 0.0
     return done.returncode, done.stderr + done.stdout, time.perf_counter() - start
 
 
@@ -211,6 +213,9 @@ def verify(
             shown,
             seconds,
         )
+        if code != 0 and (failure := tool_failure(code, output)):
+            reason = f"{which} check could not run: {tool} {failure}"
+            return Outcome(False, "none", (evidence,), reason, (), tool_failure=failure)
         if code != 0:
             messages = _messages(output)
             count = sum(": error: " in m for m in messages)
