@@ -354,9 +354,9 @@ def real_path(path: Path) -> Path:
     every component, and the files of a tree share their directories."""
     if path.is_symlink():
         return path.resolve()
-    parent = str(path.parent)
-    if not path.is_absolute():  # keyed absolute: the working directory may change
-        parent = str(Path.cwd() / parent)  # pathlib keeps '..' (a symlink's parent)
+    # Keyed absolute, as the working directory may change; joined as strings, which keeps
+    # '..' (the parent of a symlinked directory is not the lexical one).
+    parent = os.path.join(os.getcwd(), os.path.dirname(path))  # noqa: PTH109, PTH118, PTH120
     return _real_dir(parent) / path.name
 
 

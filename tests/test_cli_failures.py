@@ -156,11 +156,16 @@ def test_parallel_tree_prints_in_path_order_and_skips_the_cache(
     for name in names:
         Path("src", name).parent.mkdir(parents=True, exist_ok=True)
         Path("src", name).write_text(HAZARD)
+    Path("src/m1/obj.cu").write_bytes(b"\x7fELF\x00\x01")  # an error, hint and all, from a worker
     one = cass("translate", "src", "--out-dir", "one", "--verify", "none", "-j", "1")
     two = cass("translate", "src", "--out-dir", "two", "--verify", "none", "-j", "2")
-    assert one[0] == two[0] == 0
+    assert one[0] == two[0] == 2
     assert one[1] == two[1]
-    files = [ln.split(":")[0] for ln in lines(two[1]) if "[cass-" in ln]
+    assert (
+        "cass: error: src/m1/obj.cu: binary file (NUL byte at offset 4); CASS translates " in two[1]
+    )
+    assert "cass: hint: pass the .cu/.cuh source, not an object file or archive" in two[1]
+    files = [ln.split(":")[0] for ln in lines(two[1]) if ln.startswith("src/")]
     assert files == sorted(files) and len(set(files)) == len(names)
     for name in names:
         hip = Path(name).with_suffix(".hip")
