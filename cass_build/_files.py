@@ -237,8 +237,9 @@ def atomic_text(path: Path) -> Iterator[TextIO]:
 def write_if_changed(path: Path, data: bytes, inputs: frozenset[Path] = frozenset()) -> bool:
     """Write unless the file already holds ``data``: unchanged files keep their timestamps."""
     try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return False
+        with path.open("rb") as old:  # one open: a missing file costs no stat beforehand
+            if os.fstat(old.fileno()).st_size == len(data) and old.read() == data:
+                return False
     except OSError:
         pass
     write_atomic(path, data, inputs=inputs)

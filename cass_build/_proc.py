@@ -19,10 +19,12 @@ from pathlib import Path
 
 from .errors import ProcessError
 
-__all__ = ["Completed", "ProcessError", "first_error", "run"]
+__all__ = ["NOT_RUN", "Completed", "ProcessError", "first_error", "run"]
 
 #: What a compile may take before it counts as hung.
 TIMEOUT = 600.0
+#: The exit code of a tool that could not be started (as a shell reports it).
+NOT_RUN = 127
 
 _ERROR = re.compile(r"\berror\b", re.IGNORECASE)
 # Lines hipcc and clang print around real errors that say nothing about the source.
@@ -99,7 +101,7 @@ def run(
         completed = Completed(args, 124, out, message, seconds, timed_out=True, stopped=message)
     except OSError as exc:
         message = f"{name}: {exc.strerror or exc}"
-        completed = Completed(args, 127, b"", message, 0.0, stopped=message)
+        completed = Completed(args, NOT_RUN, b"", message, 0.0, stopped=message)
     else:
         completed = Completed(
             args,
@@ -117,7 +119,7 @@ def failure(done: Completed, what: str = "") -> ProcessError:
     """The error for a failed run: ``what`` (else the tool's name), exit code, first error."""
     who = what or Path(done.argv[0]).name
     msg = f"{who} exited with {done.returncode}: {first_error(done.output)}"
-    return ProcessError(msg, command=done.argv, returncode=done.returncode, output=done.output)
+    return ProcessError(msg, argv=done.argv, returncode=done.returncode, output=done.output)
 
 
 def first_error(output: str, scratch: Path | None = None) -> str:

@@ -12,6 +12,7 @@ __all__ = [
     "OutputError",
     "ProcessError",
     "TableError",
+    "ToolFailedError",
     "ToolchainError",
     "UsageError",
     "VerificationError",
@@ -24,6 +25,11 @@ class CassError(Exception):
     def __init__(self, message: str, *, hint: str = "") -> None:
         super().__init__(message)
         self.hint = hint
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # The message alone is in ``args``: the hint and the subclasses' fields travel
+        # in the state, so that an error from a worker process arrives whole.
+        return (self.__class__, (str(self),), self.__dict__)
 
 
 class TableError(CassError):
@@ -46,35 +52,66 @@ class ToolchainError(CassError):
     """A tool CASS needs (hipcc, nvcc, a GPU) is missing; the hint says how to install it."""
 
 
+class ToolFailedError(CassError):
+    """A tool CASS ran (hipcc, a translator, the model) failed for a reason that is not
+    about the source: it is missing, was killed, or exited without an error at any line.
+
+    ``str()`` names the tool, its command and its first error line.
+    """
+
+    def __init__(
+        self, message: str, *, hint: str = "", tool: str = "", command: str = "", what: str = ""
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.tool = tool
+        self.command = command
+        self.what = what
+        """What went wrong, without the file and command: ``exited with status 1: ...``."""
+
+
 class VerificationError(CassError):
     """No candidate translation passed verification.
 
     ``str()`` is the first compiler error, pointing at the original source;
-    ``details`` holds the other messages and why each strategy failed.
-    """
-
-    def __init__(self, message: str, *, hint: str = "", details: tuple[str, ...] = ()) -> None:
-        super().__init__(message, hint=hint)
-        self.details = details
-
-
-class ProcessError(CassError):
-    """A tool CASS ran failed: ``str()`` names it, its exit code and its first error line.
-
-    ``command``, ``returncode`` and ``output`` (stderr, then stdout) say the rest, as
-    scikit-build-core's ``FailedProcessError`` does.
+    ``details`` holds the other messages and why each strategy failed, and
+    ``attempts`` each strategy's turn as the JSON report lists it.
     """
 
     def __init__(
         self,
         message: str,
         *,
-        command: tuple[str, ...],
+        hint: str = "",
+        details: tuple[str, ...] = (),
+        attempts: tuple[dict[str, object], ...] = (),
+        cached: bool = False,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.details = details
+        self.attempts = attempts
+        self.cached = cached
+        """The failure was read from the cache: the same inputs failed before."""
+
+
+class ProcessError(ToolFailedError):
+    """A tool run with ``_proc.run(..., check=True)`` exited non-zero: ``str()`` names it,
+    its exit code and its first error line; ``command`` (the argv), ``returncode`` and
+    ``output`` (stderr, then stdout) say the rest, as scikit-build-core's
+    ``FailedProcessError`` does.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        argv: tuple[str, ...],
         returncode: int,
         output: str,
         hint: str = "",
     ) -> None:
-        super().__init__(message, hint=hint)
-        self.command = command
+        import shlex
+
+        super().__init__(message, hint=hint, tool=argv[0], command=shlex.join(argv), what=message)
+        self.argv = argv
         self.returncode = returncode
         self.output = output

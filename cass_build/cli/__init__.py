@@ -2,7 +2,8 @@
 (``add_parser``) with its handler (``run``), as scikit-build-core's ``__main__`` does.
 
 Exit codes: 0 clean; 1 a translation left errors (unsupported APIs, inline PTX;
-with ``--werror`` any warning); 2 usage or I/O errors, reported in one line.
+with ``--werror`` any warning) or failed verification; 2 usage or I/O errors, or a
+missing or failing tool, reported in one line.
 """
 
 from __future__ import annotations

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -30,7 +29,8 @@ def add_parser(sub: Any) -> None:
         help="translate CUDA sources to HIP",
         allow_abbrev=False,
         epilog="exit status: 0 clean; 1 errors remain in the output (with --werror, any "
-        "warning); 2 usage or input errors. Diagnostics are documented in docs/diagnostics.md.",
+        "warning), or verification failed; 2 usage, input or output errors, or a missing or "
+        "failing tool. Diagnostics are documented in docs/diagnostics.md.",
     )
     tr.add_argument("inputs", nargs="+", type=Path, metavar="FILE|SRC_DIR")
     out = tr.add_mutually_exclusive_group(required=True)
@@ -152,14 +152,16 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
         if dst == src or src in dst.parents:
             msg = f"--out-dir {args.out_dir} must be outside {dirs[0]}"
             raise UsageError(msg)
+        from .walk import tree_sources
+
         pairs = []
         # Paths as the user spelled them, so diagnostics read like a compiler's.
-        for path in sorted(dirs[0].rglob("*")):
-            if path.is_file() and path.suffix in TREE_SUFFIXES:
-                rel = path.relative_to(dirs[0])
-                if rel.suffix == ".cu":
-                    rel = rel.with_suffix(".hip")
-                pairs.append((path, args.out_dir / rel))
+        files, args.tree_problems = tree_sources(dirs[0], TREE_SUFFIXES)
+        for path in files:
+            rel = path.relative_to(dirs[0])
+            if rel.suffix == ".cu":
+                rel = rel.with_suffix(".hip")
+            pairs.append((path, args.out_dir / rel))
         return pairs, True
     if args.output is not None:
         if len(inputs) != 1:
@@ -215,6 +217,8 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     from ..pipeline import translate_file, write_depfile, write_if_changed
     from ..rules.stats import format_stats
 
+    _check_outputs(args)  # before any work: not after a whole tree was compiled
+    args.tree_problems = []
     pairs, tree = _plan(args)
     settings = _settings(args, tree)
     settings.resolved_hip_version()
@@ -233,7 +237,13 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
         if find_hip() is None:  # once, not once per file
             msg = f"--verify {options.verify}: no HIP toolchain found (hipcc)"
             raise ToolchainError(msg, hint=install_hint())
-    inputs = frozenset(p.resolve() for p, _ in pairs)
+    from ..pipeline import real_path, rules_first
+
+    inputs = frozenset(real_path(p) for p, _ in pairs)
+
+    # Verification off with the rules first: the per-file work is Python, so it goes to
+    # processes (see parallel.py).
+    fast = options.verify == "none" and not options.want_object and rules_first(options)
 
     def one(pair: tuple[Path, Path | None]) -> Result | CassError:
         try:
@@ -241,20 +251,30 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
         except CassError as exc:  # reported in order below; other files go on
             return exc
 
-    # The core releases the GIL and verification runs hipcc, so threads translate
-    # files in parallel; outputs are written in input order as results arrive.
+    # Files are translated in parallel (see parallel.py); outputs are written, and
+    # diagnostics printed, in input order as results arrive.
     jobs = max(1, min(args.jobs, len(pairs)))
     errors = warnings = failures = written = unverified = 0
     done: list[tuple[str, Stats]] = []
     reports: list[dict[str, object]] = []
     progress = _Progress(len(pairs), err)
-    for (source, target), result in zip(pairs, _results(one, pairs, jobs), strict=True):
+    for problem in args.tree_problems:  # entries of the tree that could not be read
+        failures += 1
+        progress.write(f"cass: error: {problem}\n")
+    from .parallel import ordered_map
+
+    if fast and jobs > 1:
+        from ..rules import core_table
+
+        core_table()  # built once, before the workers fork
+    results = ordered_map(one, pairs, jobs, processes=fast)
+    for (source, target), result in zip(pairs, results, strict=True):
         progress.advance(str(source))
         if isinstance(result, CassError):
             failures += 1
             if isinstance(result, VerificationError):
                 unverified += 1
-            reports.append({"file": str(source), "failed": str(result)})
+            reports.append(_failure_report(str(source), result))
             progress.write(format_error(result))
             continue
         done.append((result.path, result.stats))
@@ -292,8 +312,11 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     _write_report(args, options, reports, inputs)
     if not args.quiet:
         levels = _levels_summary(reports) if options.verify != "none" else ""
+        # Every failed file printed one error line: counted, so that the summary agrees
+        # with the exit status.
         print(
-            f"cass: {written} file(s) translated{levels}: {errors} error(s), {warnings} warning(s)",
+            f"cass: {written} file(s) translated{levels}: {errors + failures} error(s), "
+            f"{warnings} warning(s)",
             file=err,
         )
     if failures > unverified:
@@ -301,19 +324,30 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     return EXIT_FINDINGS if errors or unverified else EXIT_OK
 
 
-def _results(
-    one: Callable[[tuple[Path, Path | None]], Result | CassError],
-    pairs: list[tuple[Path, Path | None]],
-    jobs: int,
-) -> Iterator[Result | CassError]:
-    """Results in input order; a thread pool only when there is more than one job."""
-    if jobs == 1:  # a build step: one file, no pool to start
-        yield from map(one, pairs)
-        return
-    from concurrent.futures import ThreadPoolExecutor
+def _check_outputs(args: argparse.Namespace) -> None:
+    from .output_paths import check_output_dir, check_output_file
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(one, pairs)
+    if args.output is not None and str(args.output) != "-":
+        check_output_file("-o", args.output)
+    if args.out_dir is not None:
+        check_output_dir("--out-dir", args.out_dir)
+    for option in ("report", "stats_file", "depfile", "object"):
+        if (path := getattr(args, option)) is not None:
+            check_output_file("--" + option.replace("_", "-"), path)
+
+
+def _failure_report(source: str, exc: CassError) -> dict[str, object]:
+    """A failed file's entry in the JSON report: the error, and every attempt made."""
+    from ..errors import ToolFailedError
+
+    entry: dict[str, object] = {"file": source, "failed": str(exc)}
+    if isinstance(exc, VerificationError):
+        entry["cached"] = exc.cached
+        entry["attempts"] = list(exc.attempts)
+    elif isinstance(exc, ToolFailedError):
+        entry["tool"] = exc.tool
+        entry["command"] = exc.command
+    return entry
 
 
 def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> None:
@@ -374,7 +408,12 @@ def _write_report(
         "files": reports,
     }
     try:
-        write_atomic(path, (json.dumps(doc, indent=2) + "\n").encode(), inputs=inputs)
+        # One file entry a line: json's C encoder only runs without indent, and a tree's
+        # report holds thousands of entries.
+        head = json.dumps({k: v for k, v in doc.items() if k != "files"}, indent=2)
+        body = ",\n".join(json.dumps(r) for r in reports)
+        text = f'{head[:-2]},\n  "files": [\n{body}\n  ]\n}}\n'
+        write_atomic(path, text.encode(), inputs=inputs)
     except CassError:
         if args.report is not None:
             raise  # the one the user asked for must be written

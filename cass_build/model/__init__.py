@@ -18,6 +18,7 @@ falls back to the rules.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -75,7 +76,12 @@ def model_dir() -> Path:
     """Where the packaged model lives (``CASS_MODEL_DIR`` overrides it)."""
     if override := environment().model_dir:
         return Path(override)
-    return Path(__file__).resolve().parent.parent / "models"
+    return _packaged_dir()
+
+
+@functools.cache
+def _packaged_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "models"  # once: every file's key asks
 
 
 @dataclass
@@ -89,6 +95,31 @@ class UnitStats:
     gave_up: int = 0
     units: int = 0
     fallbacks: list[str] = field(default_factory=list)
+
+
+class _Config:
+    """``config.json``'s numbers, each checked: a missing or ill-typed key is a ModelError
+    naming the file and the key, never a KeyError from deep inside the runner."""
+
+    def __init__(self, path: Path, doc: object) -> None:
+        if not isinstance(doc, dict):
+            msg = f"{path}: expected a JSON object, found {type(doc).__name__}"
+            raise ModelError(msg, hint=_REINSTALL)
+        self.path = path
+        self.doc = doc
+
+    def count(self, key: str, default: int | None = None) -> int:
+        value = self.doc.get(key, default)
+        if value is None:
+            msg = f"{self.path}: missing key {key!r}"
+            raise ModelError(msg, hint=_REINSTALL)
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            msg = f"{self.path}: {key!r} must be a positive whole number, not {value!r}"
+            raise ModelError(msg, hint=_REINSTALL)
+        return value
+
+
+_REINSTALL = "reinstall cass-build, or set CASS_MODEL_DIR to a complete model"
 
 
 class Runner:
@@ -129,14 +160,18 @@ class Runner:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             msg = f"{directory}: the model cannot be loaded ({first[:200]})"
             raise ModelError(msg, hint="reinstall cass-build, or set CASS_MODEL_DIR") from None
-        cfg = self.config
-        self.max_len = int(cfg["max_len"])
-        self.block = int(cfg.get("block", 32))
-        self.block_after_edit = min(self.block, int(cfg.get("block_after_edit", 4)))
+        cfg = _Config(directory / "config.json", self.config)
+        self.max_len = cfg.count("max_len")
+        self.block = cfg.count("block", 32)
+        self.block_after_edit = min(self.block, cfg.count("block_after_edit", 4))
         env_limit = environment().model_max_departures
-        self.max_departures = int(env_limit or cfg.get("max_departures", 24))
-        dh = cfg["d_model"] // cfg["heads"]
-        self.empty = np.zeros((cfg["dec_layers"], 2, 1, cfg["heads"], 0, dh), dtype=np.float32)
+        if env_limit and not env_limit.isdigit():
+            msg = f"CASS_MODEL_MAX_DEPARTURES={env_limit!r}: expected a whole number"
+            raise ModelError(msg, hint="unset it, or set it to a count such as 24")
+        self.max_departures = int(env_limit) if env_limit else cfg.count("max_departures", 24)
+        heads = cfg.count("heads")
+        dh = cfg.count("d_model") // heads
+        self.empty = np.zeros((cfg.count("dec_layers"), 2, 1, heads, 0, dh), dtype=np.float32)
 
     # -- tokens ----------------------------------------------------------------
     def encode_text(self, data: bytes) -> list[int]:

@@ -17,6 +17,8 @@ from .chain import (
     PipelineOptions,
     Result,
     options_from_env,
+    real_path,
+    rules_first,
     translate_file,
 )
 from .outputs import translate_to, write_depfile, write_if_changed
@@ -27,6 +29,8 @@ __all__ = [
     "PipelineOptions",
     "Result",
     "options_from_env",
+    "real_path",
+    "rules_first",
     "translate_file",
     "translate_to",
     "write_depfile",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import hashlib
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,7 @@ from typing import Any
 from .._files import read_source
 from .._version import __version__
 from ..api import Translation
-from ..errors import ToolchainError, UsageError, VerificationError
+from ..errors import ToolchainError, ToolFailedError, UsageError, VerificationError
 from ..rules.diagnostics import Diagnostic
 from ..rules.stats import FamilyCount, Stats
 from ..settings import PipelineOptions, options_from_env
@@ -40,6 +42,7 @@ __all__ = [
 ]
 
 VERIFY_FAILED = "cass-verify-failed"
+MODEL_FALLBACK = "cass-model-fallback"
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
 
 
@@ -54,7 +57,14 @@ class Attempt:
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # By hand: dataclasses.asdict deep-copies, and a tree's report holds thousands.
+        return {
+            "strategy": self.strategy,
+            "status": self.status,
+            "reason": self.reason,
+            "messages": list(self.messages),
+            "seconds": self.seconds,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -274,6 +284,57 @@ def _from_entry(
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _real_dir(directory: str) -> Path:
+    return Path(directory).resolve()
+
+
+def real_path(path: Path) -> Path:
+    """``path.resolve()``, with each directory resolved once per process: a resolve stats
+    every component, and the files of a tree share their directories."""
+    if path.is_symlink():
+        return path.resolve()
+    # Keyed absolute, as the working directory may change; joined as strings, which keeps
+    # '..' (the parent of a symlinked directory is not the lexical one).
+    parent = os.path.join(os.getcwd(), os.path.dirname(path))  # noqa: PTH109, PTH118, PTH120
+    return _real_dir(parent) / path.name
+
+
+def rules_first(options: PipelineOptions) -> bool:
+    """Whether, with verification off, ``options`` take the rules' translation."""
+    return _rules_first(*parse_chain(options.strategy))
+
+
+def _rules_first(chain: list[Strategy], auto: bool) -> bool:
+    """Whether, with verification off, the rules' translation is the one taken: it costs
+    less than a cache lookup (the core runs at hundreds of MB/s), so it is not cached."""
+    for strategy in chain:
+        if not (auto and strategy.name == "model"):  # auto skips it when nothing verifies
+            return strategy.name == "rules"
+    return False
+
+
+def _failure_entry(exc: VerificationError) -> dict[str, Any]:
+    return {
+        "failure": {
+            "message": str(exc),
+            "hint": exc.hint,
+            "details": list(exc.details),
+            "attempts": list(exc.attempts),
+        }
+    }
+
+
+def _failure_from_entry(entry: dict[str, Any]) -> VerificationError:
+    return VerificationError(
+        entry["message"],
+        hint=entry["hint"],
+        details=tuple(entry["details"]),
+        attempts=tuple(entry["attempts"]),
+        cached=True,
+    )
+
+
 def translate_file(path: str | Path, options: PipelineOptions | None = None) -> Result:
     """Translate and verify one CUDA source; the source itself is never modified."""
     start = time.perf_counter()
@@ -281,12 +342,13 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
     src = Path(path)
     data, _ = read_source(src, opts.settings.max_bytes)
     deps: dict[Path, bytes] = {}
-    for header in local_includes(src, data, opts.include_dirs):
+    resolved = real_path(src)
+    for header in local_includes(src, data, opts.include_dirs, resolved=resolved):
         try:
             deps[header] = header.read_bytes()
         except OSError:
             continue
-    depends = (src.resolve(), *deps)
+    depends = (resolved, *deps)
     chain, auto = parse_chain(opts.strategy)
     is_header = src.suffix in HEADER_SUFFIXES
     needs_tools = opts.verify not in ("none", "auto") and not is_header
@@ -312,7 +374,8 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
         raise UsageError(msg, hint="pass --offload-arch gfx90a or set CASS_ARCHS")
     mirrored = {h: d for h, d in deps.items() if _mirror_target(h, opts.mirror) is not None}
 
-    cache = Cache() if opts.use_cache else None
+    cheap = level == "none" and not opts.want_object and _rules_first(chain, auto)
+    cache = Cache() if opts.use_cache and not cheap else None
     key = ""
     if cache is not None:
         key = _cache_key(src, data, deps, opts, level, archs, chain, toolchain)
@@ -321,23 +384,30 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
             with cache.lock(key):
                 hit = cache.get(key)  # another process may have finished it meanwhile
                 if hit is None:
-                    result = _run_chain(
-                        src,
-                        data,
-                        mirrored,
-                        opts,
-                        chain,
-                        auto,
-                        level,
-                        archs,
-                        toolchain,
-                        depends,
-                        downgrade,
-                        start,
-                    )
+                    try:
+                        result = _run_chain(
+                            src,
+                            data,
+                            mirrored,
+                            opts,
+                            chain,
+                            auto,
+                            level,
+                            archs,
+                            toolchain,
+                            depends,
+                            downgrade,
+                            start,
+                        )
+                    except VerificationError as exc:
+                        # As repeatable as a success: a re-run reports it without compiling.
+                        cache.put(key, _failure_entry(exc))
+                        raise
                     if not result.attempts or result.verified or level == "none":
                         cache.put(key, _to_entry(result, opts.mirror))
                     return result
+        if "failure" in hit:
+            raise _failure_from_entry(hit["failure"])
         found = _from_entry(hit, str(src), depends, opts.mirror)
         return dataclasses.replace(found, seconds=time.perf_counter() - start)
     return _run_chain(
@@ -362,6 +432,8 @@ def _run_chain(
     attempts: list[Attempt] = []
     fallback: tuple[str, Candidate, dict[Path, bytes]] | None = None
     extra: list[Diagnostic] = []
+    tools: list[ToolFailedError] = []  # translators that failed on their own account
+    blamed = False  # whether some candidate failed because of the source
     if not data or data.isspace():
         extra.append(
             Diagnostic(
@@ -369,13 +441,18 @@ def _run_chain(
             )
         )
     for strategy in chain:
-        reason = strategy.unavailable()
-        if reason is None and auto and level == "none" and strategy.name == "model":
+        if auto and level == "none" and strategy.name == "model":
             # A learned translation is trusted only once it is checked; unchecked, the
-            # deterministic rules win.
-            reason = "verification is off: auto uses the model only when it can be verified"
+            # deterministic rules win (asked first: finding the model costs per file).
+            reason: str | None = (
+                "verification is off: auto uses the model only when it can be verified"
+            )
+        else:
+            reason = strategy.unavailable()
         if reason is not None:
             attempts.append(Attempt(strategy.name, "skipped" if auto else "failed", reason))
+            if not auto:  # the user asked for a translator that is not here
+                tools.append(_tool_failed(src, strategy.name, reason, _command_of(strategy)))
             continue
         t0 = time.perf_counter()
         try:
@@ -384,6 +461,10 @@ def _run_chain(
             attempts.append(
                 Attempt(strategy.name, "failed", str(exc), (), time.perf_counter() - t0)
             )
+            if exc.tool:
+                tools.append(_tool_failed(src, exc.tool, str(exc), exc.command))
+            else:
+                blamed = True
             continue
         if auto and candidate.same_as_rules:
             # Nothing of the model's is in it: verify it once, as the rules' translation.
@@ -416,6 +497,15 @@ def _run_chain(
             attempts.append(
                 Attempt(strategy.name, "failed", outcome.reason, outcome.messages, seconds)
             )
+            if outcome.tool_failure:
+                # The compiler is broken, not the candidate: every other one would meet it.
+                evidence = outcome.evidence[-1]
+                broken = _tool_failed(src, evidence.tool, outcome.tool_failure, evidence.command)
+                if not opts.allow_unverified:
+                    raise broken
+                tools.append(broken)
+                break
+            blamed = True
             continue
         attempts.append(
             Attempt(
@@ -428,6 +518,10 @@ def _run_chain(
         )
         warn = [w for w in (downgrade, note) if w]
         extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
+        if auto and tools:  # e.g. a broken model: say why the rules stand in for it
+            why = "; ".join(f"{t.tool}: {t.what}" for t in tools)
+            message = f"the {strategy.name} translation is used: the model could not run ({why})"
+            extra.append(Diagnostic(str(src), 0, 0, "warning", MODEL_FALLBACK, message))
         return Result(
             path=str(src),
             data=candidate.data,
@@ -463,6 +557,8 @@ def _run_chain(
             headers=_header_outputs(headers, opts),
             seconds=time.perf_counter() - start,
         )
+    if tools and not blamed:
+        raise tools[0]  # nothing failed because of the source
     messages = next((a.messages for a in failed if a.messages), ())
     first = messages[0] if messages else f"{src}: error: no candidate translation"
     details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.reason}" for a in failed)
@@ -471,7 +567,30 @@ def _run_chain(
         "fix the CUDA source at that line, try another --strategy, or pass "
         "--allow-unverified to keep the translation anyway"
     )
-    raise VerificationError(msg, hint=hint, details=details)
+    raise VerificationError(
+        msg, hint=hint, details=details, attempts=tuple(a.as_dict() for a in attempts)
+    )
+
+
+def _tool_failed(src: Path, tool: str, what: str, command: str) -> ToolFailedError:
+    """One line naming the tool, its command and its first error line."""
+    msg = f"{src}: {tool} failed, not the source: {what} (command: {command})"
+    hint = (
+        "run that command to see why; `cass doctor` shows the tools found "
+        "($CASS_HIPCC picks a hipcc, $CASS_MODEL_DIR a model)"
+    )
+    return ToolFailedError(msg, hint=hint, tool=tool, command=command, what=what)
+
+
+def _command_of(strategy: Strategy) -> str:
+    argv = getattr(strategy, "argv", None)  # external translators
+    if argv:
+        return " ".join(argv)
+    if strategy.name == "model":
+        from ..model import model_dir
+
+        return f"onnxruntime on {model_dir()}"
+    return strategy.name
 
 
 def _header_outputs(headers: dict[Path, bytes], opts: PipelineOptions) -> dict[Path, bytes]:

@@ -42,7 +42,7 @@ def _resolve(name: str, here: Path, quoted: bool, include_dirs: Sequence[Path]) 
 
 
 def local_includes(
-    source: Path, data: bytes, include_dirs: Sequence[Path] = ()
+    source: Path, data: bytes, include_dirs: Sequence[Path] = (), *, resolved: Path | None = None
 ) -> tuple[Path, ...]:
     """Every header ``source`` reaches through the given directories, in discovery order.
 
@@ -51,17 +51,21 @@ def local_includes(
     """
     dirs = [d.resolve() for d in include_dirs]
     seen: dict[Path, None] = {}
-    pending: list[tuple[Path, bytes]] = [(source.resolve(), data)]
+    # Once (or never, when the caller has it): a resolve stats every component of the path.
+    origin = resolved or source.resolve()
+    pending: list[tuple[Path, bytes]] = [(origin, data)]
     while pending:
         path, text = pending.pop()
         for quoted, angled in _directives(text):
+            if angled and not dirs:
+                continue  # angled names are searched in include_dirs only
             raw = quoted or angled
             try:
                 name = raw.decode("utf-8")
             except UnicodeDecodeError:
                 continue
             found = _resolve(name, path.parent, bool(quoted), dirs)
-            if found is None or found in seen or found == source.resolve():
+            if found is None or found in seen or found == origin:
                 continue
             seen[found] = None
             try:

@@ -10,6 +10,7 @@ Chains are comma-separated: ``exec:./my-tool {in},rules`` tries the tool first.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import shlex
@@ -45,7 +46,17 @@ class Candidate:
 
 
 class StrategyFailed(Exception):
-    """The strategy produced no candidate; the message says why, in one line."""
+    """The strategy produced no candidate; the message says why, in one line.
+
+    ``tool`` is set when the translator itself failed (missing, killed, broken, or an
+    exit without an error at any line), which is not the source's fault; ``command`` is
+    what ran.
+    """
+
+    def __init__(self, message: str, *, tool: str = "", command: str = "") -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.command = command
 
 
 class Strategy(Protocol):
@@ -60,6 +71,15 @@ class Strategy(Protocol):
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate: ...
 
 
+@functools.cache
+def _rules_fingerprint() -> str:
+    """Once per process: the core's table is built from the tables once (``core_table``)."""
+    from ..rules.tables import tables_digest
+    from .fingerprint import code_digest
+
+    return f"rules:{tables_digest()}:{code_digest()}"
+
+
 class RulesStrategy:
     name = "rules"
 
@@ -67,10 +87,7 @@ class RulesStrategy:
         return None
 
     def fingerprint(self) -> str:
-        from ..rules.tables import tables_digest
-        from .fingerprint import code_digest
-
-        return f"rules:{tables_digest()}:{code_digest()}"
+        return _rules_fingerprint()
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from ..rules import translate_bytes
@@ -109,6 +126,35 @@ def implicit_runtime(path: Path, hip: bytes) -> bytes:
     return bom + b"#include <hip/hip_runtime.h>\n#line 1\n" + hip[len(bom) :]
 
 
+@functools.cache
+def _model_runtime_missing() -> str | None:
+    """Why the model's runtime cannot be imported, asked once per process (every file asks)."""
+    import importlib.util
+
+    for module in ("onnxruntime", "tokenizers"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (pip install 'cass-build[model]')"
+    return None
+
+
+@functools.cache
+def _model_fingerprint(directory: Path) -> str:
+    """Once per process and model directory: ``model.load`` keeps the first model it loads."""
+    from ..model import FILES
+    from ..rules.tables import tables_digest
+    from .fingerprint import code_digest
+
+    digest = hashlib.sha256()
+    for name in FILES:
+        try:
+            st = (directory / name).stat()
+            digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+        except OSError:
+            digest.update(b"-")
+    # The model drafts with the rules, so their tables shape its output too.
+    return f"model:{digest.hexdigest()[:16]}:{tables_digest()}:{code_digest()}"
+
+
 class ModelStrategy:
     """The learned model (``cass_build.model``): declarations by the model, glue by the rules.
 
@@ -124,28 +170,12 @@ class ModelStrategy:
         directory = model_dir()
         if not (directory / FILES[0]).is_file():
             return f"no model installed ({directory / FILES[0]} is missing)"
-        import importlib.util
-
-        for module, package in (("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers")):
-            if importlib.util.find_spec(module) is None:
-                return f"{package} is not installed (pip install 'cass-build[model]')"
-        return None
+        return _model_runtime_missing()
 
     def fingerprint(self) -> str:
-        from ..model import FILES, model_dir
+        from ..model import model_dir
 
-        digest = hashlib.sha256()
-        for name in FILES:
-            try:
-                st = (model_dir() / name).stat()
-                digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
-            except OSError:
-                digest.update(b"-")
-        from ..rules.tables import tables_digest
-        from .fingerprint import code_digest
-
-        # The model drafts with the rules, so their tables shape its output too.
-        return f"model:{digest.hexdigest()[:16]}:{tables_digest()}:{code_digest()}"
+        return _model_fingerprint(model_dir())
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from ..errors import CassError
@@ -157,8 +187,11 @@ class ModelStrategy:
         checked = rules(data, str(path), settings)
         try:
             text = translate_bytes(data, str(path), settings, ruled=checked)
-        except CassError as exc:
-            raise StrategyFailed(str(exc)) from None
+        except CassError as exc:  # a missing, damaged or misconfigured model
+            from ..model import model_dir
+
+            command = f"onnxruntime on {model_dir()}"
+            raise StrategyFailed(str(exc), tool="model", command=command) from None
         return Candidate(
             implicit_runtime(path, text),
             tuple(checked.diagnostics),
@@ -195,18 +228,23 @@ class ExternalStrategy:
             to_stdout = not any("{out}" in a for a in self.argv)
             if not any("{in}" in a for a in self.argv):
                 argv.append(str(path))
+            command = shlex.join(argv)
             done = run(argv, cwd=tmp, timeout=_TOOL_TIMEOUT)
             if done.stopped:
                 msg = f"{argv[0]} did not run: {done.stopped}"
-                raise StrategyFailed(msg)
+                raise StrategyFailed(msg, tool=argv[0], command=command)
             if done.returncode != 0:
+                from .failures import tool_failure
+
                 tail = done.stderr.strip().splitlines()[-1:]
                 msg = f"{argv[0]} exited with {done.returncode}" + (f": {tail[0]}" if tail else "")
-                raise StrategyFailed(msg)
+                if tool_failure(done.returncode, done.stderr):
+                    raise StrategyFailed(msg, tool=argv[0], command=command)
+                raise StrategyFailed(msg)  # it rejected the source, at a line
             result = done.stdout_bytes if to_stdout else out.read_bytes() if out.is_file() else b""
             if not result.strip():
                 msg = f"{argv[0]} produced no output"
-                raise StrategyFailed(msg)
+                raise StrategyFailed(msg, tool=argv[0], command=command)
             return Candidate(result)
 
 

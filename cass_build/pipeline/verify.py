@@ -10,7 +10,6 @@ message pointing at the original ``.cu`` line through ``#line`` directives.
 
 from __future__ import annotations
 
-import re
 import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -19,12 +18,12 @@ from pathlib import Path
 
 from .._proc import run
 from ._driver import compile_command
+from .failures import LOCATED_ERROR, tool_failure
 from .toolchain import HipToolchain
 
 __all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "verify"]
 
 LEVELS = ("none", "syntax", "compile", "run")
-_MESSAGE = re.compile(r"^(?P<where>[^:\n]+:\d+:\d+): (?P<kind>error|fatal error): (?P<text>.*)$")
 
 
 @dataclass(frozen=True)
@@ -78,6 +77,9 @@ class Outcome:
     messages: tuple[str, ...] = ()
     """The compiler's errors, ``file.cu:line:col: error: ...``."""
     object_data: bytes | None = None
+    tool_failure: str = ""
+    """Set when the compiler itself failed (missing, killed, or an exit with no error at
+    any line): what happened and its first error line. The source is not to blame."""
 
 
 def _under(path: Path, root: Path) -> Path | None:
@@ -127,7 +129,7 @@ class _Scratch:
 def _messages(output: str, limit: int = 8) -> tuple[str, ...]:
     found = []
     for line in output.splitlines():
-        if m := _MESSAGE.match(line.strip()):
+        if m := LOCATED_ERROR.match(line.strip()):
             found.append(f"{m['where']}: error: {m['text']}")
             if len(found) == limit:
                 break
@@ -190,6 +192,9 @@ def verify(
             shown,
             seconds,
         )
+        if code != 0 and (failure := tool_failure(code, output)):
+            reason = f"{which} check could not run: {tool} {failure}"
+            return Outcome(False, "none", (evidence,), reason, (), tool_failure=failure)
         if code != 0:
             messages = _messages(output)
             count = sum(": error: " in m for m in messages)
