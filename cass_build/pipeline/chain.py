@@ -16,7 +16,7 @@ import functools
 import hashlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -335,10 +335,30 @@ def _failure_from_entry(entry: dict[str, Any]) -> VerificationError:
     )
 
 
-def translate_file(path: str | Path, options: PipelineOptions | None = None) -> Result:
-    """Translate and verify one CUDA source; the source itself is never modified."""
-    start = time.perf_counter()
-    opts = options or options_from_env()
+@dataclass(frozen=True)
+class _Job:
+    """One file's run through the chain: what was read and decided before any strategy."""
+
+    src: Path
+    data: bytes
+    deps: dict[Path, bytes]
+    """Every local header the source reaches, with its bytes (cache keys)."""
+    mirrored: dict[Path, bytes]
+    """The headers under a mirror root: translated with the source."""
+    opts: PipelineOptions
+    chain: list[Strategy]
+    auto: bool
+    level: str
+    archs: tuple[str, ...]
+    toolchain: HipToolchain | None
+    depends: tuple[Path, ...]
+    downgrade: str
+    """A warning that the level asked for could not be reached here, or ''."""
+    start: float
+
+
+def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
+    """Read the source and its headers; settle the level, the toolchain and the archs."""
     src = Path(path)
     data, _ = read_source(src, opts.settings.max_bytes)
     deps: dict[Path, bytes] = {}
@@ -348,7 +368,6 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
             deps[header] = header.read_bytes()
         except OSError:
             continue
-    depends = (resolved, *deps)
     chain, auto = parse_chain(opts.strategy)
     is_header = src.suffix in HEADER_SUFFIXES
     needs_tools = opts.verify not in ("none", "auto") and not is_header
@@ -373,176 +392,190 @@ def translate_file(path: str | Path, options: PipelineOptions | None = None) -> 
         msg = f"{src}: no AMD architecture to verify for"
         raise UsageError(msg, hint="pass --offload-arch gfx90a or set CASS_ARCHS")
     mirrored = {h: d for h, d in deps.items() if _mirror_target(h, opts.mirror) is not None}
+    depends = (resolved, *deps)
+    return _Job(
+        src, data, deps, mirrored, opts, chain, auto, level, archs, toolchain, depends,
+        downgrade, start,
+    )  # fmt: skip
 
-    cheap = level == "none" and not opts.want_object and _rules_first(chain, auto)
-    cache = Cache() if opts.use_cache and not cheap else None
-    key = ""
-    if cache is not None:
-        key = _cache_key(src, data, deps, opts, level, archs, chain, toolchain)
-        hit = cache.get(key)
-        if hit is None:
-            with cache.lock(key):
-                hit = cache.get(key)  # another process may have finished it meanwhile
-                if hit is None:
-                    try:
-                        result = _run_chain(
-                            src,
-                            data,
-                            mirrored,
-                            opts,
-                            chain,
-                            auto,
-                            level,
-                            archs,
-                            toolchain,
-                            depends,
-                            downgrade,
-                            start,
-                        )
-                    except VerificationError as exc:
-                        # As repeatable as a success: a re-run reports it without compiling.
-                        cache.put(key, _failure_entry(exc))
-                        raise
-                    if not result.attempts or result.verified or level == "none":
-                        cache.put(key, _to_entry(result, opts.mirror))
-                    return result
-        if "failure" in hit:
-            raise _failure_from_entry(hit["failure"])
-        found = _from_entry(hit, str(src), depends, opts.mirror)
-        return dataclasses.replace(found, seconds=time.perf_counter() - start)
-    return _run_chain(
-        src, data, mirrored, opts, chain, auto, level, archs, toolchain, depends, downgrade, start
+
+def translate_file(path: str | Path, options: PipelineOptions | None = None) -> Result:
+    """Translate and verify one CUDA source; the source itself is never modified."""
+    start = time.perf_counter()
+    job = _plan(path, options or options_from_env(), start)
+    cheap = job.level == "none" and not job.opts.want_object and _rules_first(job.chain, job.auto)
+    if not job.opts.use_cache or cheap:
+        return _run_chain(job)
+    return _through_cache(job, Cache())
+
+
+def _through_cache(job: _Job, cache: Cache) -> Result:
+    """The cached result (or failure) for the job, else the chain's, stored."""
+    opts, src = job.opts, job.src
+    key = _cache_key(src, job.data, job.deps, opts, job.level, job.archs, job.chain, job.toolchain)
+    hit = cache.get(key)
+    if hit is None:
+        with cache.lock(key):
+            hit = cache.get(key)  # another process may have finished it meanwhile
+            if hit is None:
+                try:
+                    result = _run_chain(job)
+                except VerificationError as exc:
+                    # As repeatable as a success: a re-run reports it without compiling.
+                    cache.put(key, _failure_entry(exc))
+                    raise
+                if not result.attempts or result.verified or job.level == "none":
+                    cache.put(key, _to_entry(result, opts.mirror))
+                return result
+    if "failure" in hit:
+        raise _failure_from_entry(hit["failure"])
+    found = _from_entry(hit, str(src), job.depends, opts.mirror)
+    return dataclasses.replace(found, seconds=time.perf_counter() - job.start)
+
+
+@dataclass
+class _Turns:
+    """What the chain has learnt so far, strategy by strategy."""
+
+    attempts: list[Attempt] = field(default_factory=list)
+    fallback: tuple[str, Candidate, dict[Path, bytes]] | None = None
+    """The candidate kept for --allow-unverified: the first one, or the rules'."""
+    extra: list[Diagnostic] = field(default_factory=list)
+    tools: list[ToolFailedError] = field(default_factory=list)
+    """Translators or compilers that failed on their own account."""
+    blamed: bool = False
+    """Whether some candidate failed because of the source."""
+    stopped: bool = False
+    """A compiler is broken: no later candidate can pass, so the chain stops."""
+
+
+def _run_chain(job: _Job) -> Result:
+    """Each strategy in turn; the first verified candidate wins."""
+    turns = _Turns()
+    if not job.data or job.data.isspace():
+        message = "empty source file; nothing to do"
+        turns.extra.append(Diagnostic(str(job.src), 1, 1, "warning", "cass-empty-input", message))
+    for strategy in job.chain:
+        result = _turn(job, strategy, turns)
+        if result is not None:
+            return result
+        if turns.stopped:
+            break
+    return _no_winner(job, turns)
+
+
+def _skip_reason(job: _Job, strategy: Strategy) -> str | None:
+    if job.auto and job.level == "none" and strategy.name == "model":
+        # A learned translation is trusted only once it is checked; unchecked, the
+        # deterministic rules win (asked first: finding the model costs per file).
+        return "verification is off: auto uses the model only when it can be verified"
+    return strategy.unavailable()
+
+
+def _check(job: _Job, unit: Unit, data: bytes) -> tuple[Outcome, str]:
+    """Verify one candidate at the job's level; the note says what was skipped."""
+    note = ""
+    if job.toolchain is None and job.level == "run":
+        outcome = Outcome(True, "none")
+        note = "no HIP toolchain (hipcc) here: the AMD compile check was skipped"
+    else:
+        outcome = verify(
+            unit, job.level, job.archs, job.toolchain, keep_object=job.opts.want_object
+        )
+    if outcome.ok and job.level == "run":
+        outcome, run_note = _run_level(job.src, data, unit, outcome)
+        note = "; ".join(n for n in (note, run_note) if n)
+    return outcome, note
+
+
+def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
+    """One strategy's turn: its Result when its candidate passes, else None (recorded)."""
+    src, opts = job.src, job.opts
+    reason = _skip_reason(job, strategy)
+    if reason is not None:
+        turns.attempts.append(Attempt(strategy.name, "skipped" if job.auto else "failed", reason))
+        if not job.auto:  # the user asked for a translator that is not here
+            turns.tools.append(_tool_failed(src, strategy.name, reason, _command_of(strategy)))
+        return None
+    t0 = time.perf_counter()
+    try:
+        candidate, headers = _candidate_unit(strategy, src, job.data, job.mirrored, opts)
+    except StrategyFailed as exc:
+        seconds = time.perf_counter() - t0
+        turns.attempts.append(Attempt(strategy.name, "failed", str(exc), (), seconds))
+        if exc.tool:
+            turns.tools.append(_tool_failed(src, exc.tool, str(exc), exc.command))
+        else:
+            turns.blamed = True
+        return None
+    if job.auto and candidate.same_as_rules:
+        # Nothing of the model's is in it: verify it once, as the rules' translation.
+        reason = "the model changed no declaration; the rules' translation stands"
+        turns.attempts.append(Attempt(strategy.name, "skipped", reason))
+        return None
+    if turns.fallback is None or strategy.name == "rules":
+        turns.fallback = (strategy.name, candidate, headers)
+    unit = Unit(
+        src,
+        candidate.data,
+        headers,
+        opts.mirror,
+        opts.include_dirs,
+        opts.defines,
+        opts.flags,
+        opts.settings.rename_cu_includes,
+    )
+    outcome, note = _check(job, unit, candidate.data)
+    seconds = time.perf_counter() - t0
+    if not outcome.ok:
+        turns.attempts.append(
+            Attempt(strategy.name, "failed", outcome.reason, outcome.messages, seconds)
+        )
+        if outcome.tool_failure:
+            # The compiler is broken, not the candidate: every other one would meet it.
+            evidence = outcome.evidence[-1]
+            broken = _tool_failed(src, evidence.tool, outcome.tool_failure, evidence.command)
+            if not opts.allow_unverified:
+                raise broken
+            turns.tools.append(broken)
+            turns.stopped = True
+            return None
+        turns.blamed = True
+        return None
+    status = "verified" if outcome.level != "none" else "unverified"
+    turns.attempts.append(Attempt(strategy.name, status, "", (), seconds))
+    warn = [w for w in (job.downgrade, note) if w]
+    turns.extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
+    if job.auto and turns.tools:  # e.g. a broken model: say why the rules stand in for it
+        why = "; ".join(f"{t.tool}: {t.what}" for t in turns.tools)
+        message = f"the {strategy.name} translation is used: the model could not run ({why})"
+        turns.extra.append(Diagnostic(str(src), 0, 0, "warning", MODEL_FALLBACK, message))
+    return Result(
+        path=str(src),
+        data=candidate.data,
+        strategy=strategy.name,
+        level=outcome.level,
+        verified=outcome.level != "none",
+        attempts=tuple(turns.attempts),
+        evidence=outcome.evidence,
+        diagnostics=tuple(turns.extra) + candidate.diagnostics,
+        stats=candidate.stats,
+        depends=job.depends,
+        headers=_header_outputs(headers, opts),
+        object_data=outcome.object_data,
+        seconds=time.perf_counter() - job.start,
     )
 
 
-def _run_chain(
-    src: Path,
-    data: bytes,
-    mirrored: dict[Path, bytes],
-    opts: PipelineOptions,
-    chain: list[Strategy],
-    auto: bool,
-    level: str,
-    archs: tuple[str, ...],
-    toolchain: HipToolchain | None,
-    depends: tuple[Path, ...],
-    downgrade: str,
-    start: float,
-) -> Result:
-    attempts: list[Attempt] = []
-    fallback: tuple[str, Candidate, dict[Path, bytes]] | None = None
-    extra: list[Diagnostic] = []
-    tools: list[ToolFailedError] = []  # translators that failed on their own account
-    blamed = False  # whether some candidate failed because of the source
-    if not data or data.isspace():
-        extra.append(
-            Diagnostic(
-                str(src), 1, 1, "warning", "cass-empty-input", "empty source file; nothing to do"
-            )
-        )
-    for strategy in chain:
-        if auto and level == "none" and strategy.name == "model":
-            # A learned translation is trusted only once it is checked; unchecked, the
-            # deterministic rules win (asked first: finding the model costs per file).
-            reason: str | None = (
-                "verification is off: auto uses the model only when it can be verified"
-            )
-        else:
-            reason = strategy.unavailable()
-        if reason is not None:
-            attempts.append(Attempt(strategy.name, "skipped" if auto else "failed", reason))
-            if not auto:  # the user asked for a translator that is not here
-                tools.append(_tool_failed(src, strategy.name, reason, _command_of(strategy)))
-            continue
-        t0 = time.perf_counter()
-        try:
-            candidate, headers = _candidate_unit(strategy, src, data, mirrored, opts)
-        except StrategyFailed as exc:
-            attempts.append(
-                Attempt(strategy.name, "failed", str(exc), (), time.perf_counter() - t0)
-            )
-            if exc.tool:
-                tools.append(_tool_failed(src, exc.tool, str(exc), exc.command))
-            else:
-                blamed = True
-            continue
-        if auto and candidate.same_as_rules:
-            # Nothing of the model's is in it: verify it once, as the rules' translation.
-            reason = "the model changed no declaration; the rules' translation stands"
-            attempts.append(Attempt(strategy.name, "skipped", reason))
-            continue
-        if fallback is None or strategy.name == "rules":
-            fallback = (strategy.name, candidate, headers)
-        unit = Unit(
-            src,
-            candidate.data,
-            headers,
-            opts.mirror,
-            opts.include_dirs,
-            opts.defines,
-            opts.flags,
-            opts.settings.rename_cu_includes,
-        )
-        note = ""
-        if toolchain is None and level == "run":
-            outcome = Outcome(True, "none")
-            note = "no HIP toolchain (hipcc) here: the AMD compile check was skipped"
-        else:
-            outcome = verify(unit, level, archs, toolchain, keep_object=opts.want_object)
-        if outcome.ok and level == "run":
-            outcome, run_note = _run_level(src, candidate.data, unit, outcome)
-            note = "; ".join(n for n in (note, run_note) if n)
-        seconds = time.perf_counter() - t0
-        if not outcome.ok:
-            attempts.append(
-                Attempt(strategy.name, "failed", outcome.reason, outcome.messages, seconds)
-            )
-            if outcome.tool_failure:
-                # The compiler is broken, not the candidate: every other one would meet it.
-                evidence = outcome.evidence[-1]
-                broken = _tool_failed(src, evidence.tool, outcome.tool_failure, evidence.command)
-                if not opts.allow_unverified:
-                    raise broken
-                tools.append(broken)
-                break
-            blamed = True
-            continue
-        attempts.append(
-            Attempt(
-                strategy.name,
-                "verified" if outcome.level != "none" else "unverified",
-                "",
-                (),
-                seconds,
-            )
-        )
-        warn = [w for w in (downgrade, note) if w]
-        extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
-        if auto and tools:  # e.g. a broken model: say why the rules stand in for it
-            why = "; ".join(f"{t.tool}: {t.what}" for t in tools)
-            message = f"the {strategy.name} translation is used: the model could not run ({why})"
-            extra.append(Diagnostic(str(src), 0, 0, "warning", MODEL_FALLBACK, message))
-        return Result(
-            path=str(src),
-            data=candidate.data,
-            strategy=strategy.name,
-            level=outcome.level,
-            verified=outcome.level != "none",
-            attempts=tuple(attempts),
-            evidence=outcome.evidence,
-            diagnostics=tuple(extra) + candidate.diagnostics,
-            stats=candidate.stats,
-            depends=depends,
-            headers=_header_outputs(headers, opts),
-            object_data=outcome.object_data,
-            seconds=time.perf_counter() - start,
-        )
+def _no_winner(job: _Job, turns: _Turns) -> Result:
+    """No candidate passed: the fallback, unverified, when allowed; else the error."""
+    src, attempts = job.src, turns.attempts
     failed = [a for a in attempts if a.status == "failed"]
     why = "; ".join(f"{a.strategy}: {a.reason}" for a in failed) or "no strategy could run here"
-    if fallback is not None and opts.allow_unverified:
-        name, candidate, headers = fallback
-        message = f"no candidate passed the {level} check; using {name} unverified ({why})"
-        extra.append(Diagnostic(str(src), 0, 0, "warning", "cass-unverified", message))
+    if turns.fallback is not None and job.opts.allow_unverified:
+        name, candidate, headers = turns.fallback
+        message = f"no candidate passed the {job.level} check; using {name} unverified ({why})"
+        turns.extra.append(Diagnostic(str(src), 0, 0, "warning", "cass-unverified", message))
         return Result(
             path=str(src),
             data=candidate.data,
@@ -551,14 +584,14 @@ def _run_chain(
             verified=False,
             attempts=tuple(attempts),
             evidence=(),
-            diagnostics=tuple(extra) + candidate.diagnostics,
+            diagnostics=tuple(turns.extra) + candidate.diagnostics,
             stats=candidate.stats,
-            depends=depends,
-            headers=_header_outputs(headers, opts),
-            seconds=time.perf_counter() - start,
+            depends=job.depends,
+            headers=_header_outputs(headers, job.opts),
+            seconds=time.perf_counter() - job.start,
         )
-    if tools and not blamed:
-        raise tools[0]  # nothing failed because of the source
+    if turns.tools and not turns.blamed:
+        raise turns.tools[0]  # nothing failed because of the source
     messages = next((a.messages for a in failed if a.messages), ())
     first = messages[0] if messages else f"{src}: error: no candidate translation"
     details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.reason}" for a in failed)
