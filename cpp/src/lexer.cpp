@@ -185,6 +185,7 @@ public:
         out_.visit.clear();
         out_.decls.clear();
         out_.fors.clear();
+        out_.breaks.clear();
         out_.unclosed_brace = -1;
         out_.unterminated = -1;
         if (opens_.size() < 256) opens_.resize(256);
@@ -423,6 +424,7 @@ public:
                         dir = kInDirective;
                         CASS_SIG(idx, b, i, TokenKind::Punct, kDirectiveHash);
                         visit.push_back(idx);
+                        out_.breaks.push_back(idx);
                     } else {
                         CASS_PUNCT(idx, C1 == '#' ? 2 : 1);
                     }
@@ -513,9 +515,9 @@ private:
     }
 
     void note_cut(int idx) {
-        if ((literal_flags_ & kUnterminated) != 0 && out_.unterminated < 0) {
-            out_.unterminated = idx;
-        }
+        if ((literal_flags_ & kUnterminated) == 0) return;
+        if (out_.unterminated < 0) out_.unterminated = idx;
+        out_.breaks.push_back(idx);
     }
 
     // Whether the last significant token is the keyword `operator` (operator<<<).

@@ -16,6 +16,14 @@
 #include "cass/rewriter.hpp"
 #include "scanner.hpp"
 
+// An internal invariant. Builds without NDEBUG (the core tests, the fuzzer)
+// trap where it breaks, to find the bug; release builds recover where it is checked.
+#ifdef NDEBUG
+#define CASS_CHECK(cond) static_cast<void>(0)
+#else
+#define CASS_CHECK(cond) ((cond) ? static_cast<void>(0) : __builtin_trap())
+#endif
+
 namespace cass::detail {
 
 // Replace bytes [begin, end) of the input with `text`, which lives in the table,
@@ -126,8 +134,15 @@ public:
         if (y.lanes < 0) y.lanes = mentions_lanes(text(i)) ? 1 : 0;
         return y.lanes != 0;
     }
-    // Arguments of the call whose '(' is at `open`; empty for "()".
+    // Arguments of the call whose '(' is at `open`; empty for "()". An empty
+    // argument ("f(a,)") is {-1, -1}.
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
+    // Whether a directive or a cut-off literal lies in tokens (first, last).
+    [[nodiscard]] bool breaks_between(int first, int last) const;
+    // Whether the call of `name` whose '(' is at `open` can have its arguments
+    // rewritten: closed, no argument empty, no directive or cut-off literal
+    // inside. If not, says so (the call is then left as it is).
+    bool call_ok(int name, int open, const std::vector<Arg>& args);
     // First significant token of the statement holding `i`.
     [[nodiscard]] int statement_begin(int i) const;
     [[nodiscard]] std::string squeeze(int first, int last) const;  // text without blanks
@@ -201,6 +216,7 @@ private:
     bool in_defined_context(int i) const;
     [[nodiscard]] Value condition(int first) const;
     void count(int family, bool converted);
+    [[nodiscard]] std::string kept(std::uint32_t b, std::uint32_t e) const;
     void finish_positions();
     void walk();
     void report_truncation();
