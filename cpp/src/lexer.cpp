@@ -174,7 +174,10 @@ public:
           opens_(out.opens),
           slots_(out.slots),
           cap_(out.cap) {
-        const std::size_t want = n_ / 3 + 16;
+        // Room for a token every two bytes, more than code has: pages never written
+        // are never touched (the array is left uninitialized), so this costs nothing
+        // and spares the copy of a grow in the middle of a large file.
+        const std::size_t want = n_ / 2 + 16;
         if (cap_ < want) {
             out_.toks.reset(new Tok[want]);  // left uninitialized: every token is written whole
             cap_ = want;

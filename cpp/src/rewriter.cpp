@@ -412,6 +412,7 @@ void Rewriter::on_directive(int hash) {
         define_name_ = next_sig(k);
     } else if (directive_ == "if" || directive_ == "ifdef" || directive_ == "ifndef") {
         regions_.push_back(next_region_++);
+        region_open_.push_back(1);
         Branch b;
         b.parent_dead = conds_.back().dead;
         const Value v = directive_ == "if" ? condition(next_sig(k)) : Value{};
@@ -419,7 +420,11 @@ void Rewriter::on_directive(int hash) {
         b.taken = v.known && v.value != 0;
         conds_.push_back(b);
     } else if (directive_ == "elif" || directive_ == "else") {
-        if (regions_.size() > 1) regions_.back() = next_region_++;
+        if (regions_.size() > 1) {
+            region_open_[static_cast<std::size_t>(regions_.back())] = 0;
+            regions_.back() = next_region_++;
+            region_open_.push_back(1);
+        }
         if (conds_.size() > 1) {
             Branch& b = conds_.back();
             const Value v = directive_ == "elif" ? condition(next_sig(k)) : Value{true, 1};
@@ -427,7 +432,10 @@ void Rewriter::on_directive(int hash) {
             b.taken = b.taken || (v.known && v.value != 0);
         }
     } else if (directive_ == "endif") {
-        if (regions_.size() > 1) regions_.pop_back();
+        if (regions_.size() > 1) {
+            region_open_[static_cast<std::size_t>(regions_.back())] = 0;
+            regions_.pop_back();
+        }
         if (conds_.size() > 1) conds_.pop_back();
     }
 }
@@ -689,7 +697,7 @@ void Rewriter::on_header_name(int i) {
     }
     const auto seen = includes_.find(target);
     if (mapped && seen != includes_.end() &&
-        std::find(regions_.begin(), regions_.end(), seen->second) != regions_.end()) {
+        region_open_[static_cast<std::size_t>(seen->second)] != 0) {
         // Already included in this or an enclosing conditional region: blank the
         // directive, keeping its line so line numbers stay put.
         int hash = i;
@@ -999,7 +1007,9 @@ void Rewriter::on_identifier(int i) {
 // The '<' opening the template argument list that `close` ('>' or '>>') ends, or -1.
 int Rewriter::template_open(int close) const {
     int depth = 0;
-    for (int k = close; k >= 0; k = prev_sig(k)) {
+    // A template argument list is a few tokens; one longer than this is not looked into.
+    int budget = 256;
+    for (int k = close; k >= 0 && budget-- > 0; k = prev_sig(k)) {
         if (toks_[k].kind != TokenKind::Punct) continue;
         const std::uint32_t tk = punct_at(k);
         if (tk == punct_code(">")) depth += 1;
