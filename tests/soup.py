@@ -147,7 +147,7 @@ PIECES = (
     "\n#endif\n",
     "\n#define WARP_SIZE 32\n",
     "\n#define FULL 0xffffffff\n",
-    '\n#include <cuda_runtime.h>\n',
+    "\n#include <cuda_runtime.h>\n",
     '\n#include "kernel.cu"\n',
     "\n#include <cuda_runtime.h",
     "\n#include <cuda.h>\n",

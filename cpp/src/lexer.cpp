@@ -393,6 +393,7 @@ public:
                         --launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchClose, 0);
                         if (nopen_ > 0 && opens_[nopen_ - 1].c == '<') {
+                            --grouping_;
                             const int open = opens_[--nopen_].token;
                             toks[open].link = idx;
                             toks[idx].link = open;
@@ -425,7 +426,8 @@ public:
                     if (last < last_newline || last < 0) {  // first on its line
                         i = b + 1;
                         dir = kInDirective;
-                        CASS_SIG(idx, b, i, TokenKind::Punct, kDirectiveHash);
+                        CASS_SIG(idx, b, i, TokenKind::Punct,
+                                 kDirectiveHash | (grouping_ != 0 ? kInGroup : 0));
                         visit.push_back(idx);
                         out_.breaks.push_back(idx);
                     } else {
@@ -493,6 +495,7 @@ private:
     Scan& out_;
     std::vector<Open>& opens_;  // open brackets and launches, innermost last: nopen_ of them
     std::size_t nopen_ = 0;
+    std::size_t grouping_ = 0;        // the opens_ that are not '{'
     std::vector<NameSlot>& slots_;    // the file's names, open addressing
     std::size_t& cap_;                // tokens out_.toks has room for
     unsigned shift_ = 0;              // 64 - log2(slots_.size())
@@ -697,15 +700,20 @@ private:
     void push_open(int idx, char c) {
         if (nopen_ == opens_.size()) opens_.resize(opens_.size() * 2);
         opens_[nopen_++] = Open{idx, c};
+        if (c != '{') ++grouping_;
     }
 
     void close(Tok* toks, int idx, char c) {
         const char want = c == ')' ? '(' : (c == ']' ? '[' : '{');
         // A '}' pops unmatched openers of other kinds (unbalanced input stays usable).
         if (c == '}') {
-            while (nopen_ > 0 && opens_[nopen_ - 1].c != '{') --nopen_;
+            while (nopen_ > 0 && opens_[nopen_ - 1].c != '{') {
+                --nopen_;
+                --grouping_;
+            }
         }
         if (nopen_ > 0 && opens_[nopen_ - 1].c == want) {
+            if (want != '{') --grouping_;
             const int open = opens_[--nopen_].token;
             toks[open].link = idx;
             toks[idx].link = open;

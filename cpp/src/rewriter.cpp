@@ -696,14 +696,23 @@ void Rewriter::on_header_name(int i) {
         }
     }
     const auto seen = includes_.find(target);
-    if (mapped && seen != includes_.end() &&
+    int hash = i;
+    while (hash > 0 && (toks_[hash].flags & kDirectiveHash) == 0) --hash;
+    // Inside an unclosed ( [ or <<< the directive stays: it is what keeps the call
+    // around it from being rewritten (call_ok), now and when the output is translated.
+    const bool in_group = (toks_[hash].flags & kInGroup) != 0;
+    // Only a directive that is the header name alone (and comments) is blanked:
+    // code after it on the line is not the directive's to remove.
+    int last = i;
+    bool alone = true;
+    while (last + 1 < ntok_ && toks_[last + 1].kind != TokenKind::Newline) {
+        ++last;
+        if (toks_[last].significant()) alone = false;
+    }
+    if (mapped && alone && !in_group && seen != includes_.end() &&
         region_open_[static_cast<std::size_t>(seen->second)] != 0) {
         // Already included in this or an enclosing conditional region: blank the
         // directive, keeping its line so line numbers stay put.
-        int hash = i;
-        while (hash > 0 && (toks_[hash].flags & kDirectiveHash) == 0) --hash;
-        int last = i;
-        while (last + 1 < ntok_ && toks_[last + 1].kind != TokenKind::Newline) ++last;
         replace(hash, last, "");
         return;
     }
