@@ -206,7 +206,11 @@ def _child(kind: str, size: int, path: str, reps: int) -> dict[str, Any]:
 def measure(kind: str, size: int, path: str, reps: int) -> dict[str, Any]:
     """_child() in a fresh interpreter, pinned like the caller."""
     cmd = [sys.executable, __file__, "--child", kind, str(size), path, str(reps)]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO)
+    # A fixed mmap threshold: every run's large buffers are fresh pages, as in a
+    # build's one translation per process (glibc's adaptive threshold would let a
+    # small input's second run reuse warm heap memory, and flatter it).
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": "131072"}
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=REPO, env=env)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 

@@ -20,7 +20,7 @@ class CoreOptions:
     ggl: bool = False
     rename_cu_includes: bool = False
 
-    def run(self, data: bytes) -> tuple[bytes, list[tuple[int, int, int, int]]]:
+    def run(self, data: bytes) -> tuple[bytes, list[tuple[int, ...]]]:
         text, edits = _core.translate_edits(
             data, core_table(), self.hip_version, self.ggl, self.rename_cu_includes, 700, 12080
         )

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["PIECES", "soup"]
+__all__ = ["NAMES", "PIECES", "soup"]
 
-_NAMES = (
+NAMES = (
     "__shfl_down_sync",
     "__shfl_sync",
     "__shfl_xor_sync",
@@ -167,7 +167,7 @@ def soup(seed: int, pieces: int = 60) -> bytes:
     for _ in range(rng.randint(1, pieces)):
         r = rng.random()
         if r < 0.35:
-            out.append(rng.choice(_NAMES))
+            out.append(rng.choice(NAMES))
         else:
             out.append(rng.choice(PIECES))
         out.append(rng.choice((" ", " ", "", "\n")))

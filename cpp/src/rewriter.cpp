@@ -109,6 +109,34 @@ bool Rewriter::breaks_between(int first, int last) const {
     return it != b.end() && *it < last;
 }
 
+bool Rewriter::renders_alone(int first, int last) const {
+    const std::vector<int>& v = scan_.visit;
+    for (auto it = std::lower_bound(v.begin(), v.end(), first); it != v.end() && *it <= last;
+         ++it) {
+        const int k = *it;
+        if (!is_ident(k)) return false;  // a launch, a hazard number, a directive
+        const Symbol& y = sym(k);
+        if ((y.flags & (kSymAsm | kSymWarpSize | kSymTexture)) != 0) return false;
+        if (y.entry != nullptr && !is_plain(*y.entry)) return false;
+    }
+    return true;
+}
+
+bool Rewriter::balanced(int first, int last) const {
+    for (int k = first + 1; k < last; ++k) {
+        const TokenKind kind = toks_[k].kind;
+        if (kind != TokenKind::Punct && kind != TokenKind::LaunchOpen &&
+            kind != TokenKind::LaunchClose) {
+            continue;
+        }
+        const char c = s_[toks_[k].begin];
+        const bool bracket = kind != TokenKind::Punct || c == '(' || c == ')' || c == '[' ||
+                             c == ']' || c == '{' || c == '}';
+        if (bracket && (toks_[k].link <= first || toks_[k].link >= last)) return false;
+    }
+    return true;
+}
+
 bool Rewriter::call_ok(int name, int open, const std::vector<Arg>& args) {
     const int close = match(open);
     const char* why = nullptr;
@@ -116,6 +144,8 @@ bool Rewriter::call_ok(int name, int open, const std::vector<Arg>& args) {
         why = "it has no closing ')'";
     } else if (breaks_between(open, close)) {
         why = "a preprocessor directive or an unterminated literal lies inside it";
+    } else if (!balanced(open, close)) {
+        why = "its brackets do not pair up";
     } else if (std::any_of(args.begin(), args.end(), [](const Arg& a) { return a.first < 0; })) {
         why = "an argument is empty";
     }
@@ -348,10 +378,12 @@ std::string Rewriter::device_of_location(const Arg& a) const {
         if (squeeze(type.first, type.last).find("Host") != std::string::npos) {
             return "hipCpuDeviceId";
         }
+        if (!renders_alone(id.first, id.last)) return {};
         const std::string device = render(id.first, id.last);
         return device.find('\n') == std::string::npos ? device : std::string();
     }
     if (a.first == a.last) return std::string(text(a.first)) + ".id";
+    if (!renders_alone(a.first, a.last)) return {};
     const std::string object = render(a.first, a.last);
     return object.find('\n') == std::string::npos ? "(" + object + ").id" : std::string();
 }
@@ -863,6 +895,7 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
     const std::vector<Arg> args = call_args(open);
     if (!call_ok(i, open, args) || breaks_between(i, open)) return false;
     if (args.empty()) return false;
+    if (!renders_alone(next_sig(lt), prev_sig(gt))) return false;
     const std::string type = render(next_sig(lt), prev_sig(gt));
     if (type.find('\n') != std::string::npos) return false;
     // `name<T>(` and `)` change; the arguments between stay, renamed by the walk.
@@ -1079,12 +1112,14 @@ void Rewriter::on_launch(int i) {
     const std::vector<Arg> config = call_args(i);
     const std::vector<Arg> call = call_args(paren);
     const auto empty = [](const Arg& a) { return a.first < 0; };
-    if (breaks_between(start, match(paren)) || config.size() > 4 ||
+    if (breaks_between(start, match(paren)) || !balanced(i, close) ||
+        !balanced(paren, match(paren)) || config.size() > 4 ||
         std::any_of(config.begin(), config.end(), empty) ||
         std::any_of(call.begin(), call.end(), empty)) {
         diag(i, Severity::Warning, "launch-syntax",
              "cannot parse this launch (an empty argument, more than four launch parameters, "
-             "or a directive or unterminated literal inside); it was kept as <<<...>>>");
+             "unpaired brackets, or a directive or unterminated literal inside); it was kept "
+             "as <<<...>>>");
         return;
     }
     const std::size_t nconfig = config.size();

@@ -150,6 +150,11 @@ public:
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
     // Whether a directive or a cut-off literal lies in tokens (first, last).
     [[nodiscard]] bool breaks_between(int first, int last) const;
+    // Whether every bracket in tokens (first, last) pairs with one in there too.
+    [[nodiscard]] bool balanced(int first, int last) const;
+    // Whether render() of tokens [first, last] is all the walk would do to them:
+    // plain renames only (no launch, no rewrite, no hazard).
+    [[nodiscard]] bool renders_alone(int first, int last) const;
     // Whether the call of `name` whose '(' is at `open` can have its arguments
     // rewritten: closed, no argument empty, no directive or cut-off literal
     // inside. If not, says so (the call is then left as it is).
