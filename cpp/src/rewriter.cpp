@@ -402,6 +402,13 @@ void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
     const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
     if (in_defined_context(i)) {
         rename(i, i, e.hip);
+    } else if (in_if && is_ident(prev_sig(i)) &&
+               (toks_[prev_sig(prev_sig(i))].flags & kDirectiveHash) == 0) {
+        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call.
+        diag(i, Severity::Warning, "cuda-arch",
+             "cannot rewrite " + std::string(text(i)) +
+                 " right after a name; it was left "
+                 "unchanged");
     } else if (in_if) {
         replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
         if (once_.insert("cuda-arch-value").second) {
