@@ -215,10 +215,10 @@ public:
         std::size_t cap = cap_;
         // What the loop tracks is kept to what it cannot look up in the tokens
         // behind it: the fewer stores per token, the faster.
-        int last = -1;               // last significant token
-        int last_newline = -1;       // last newline token: a '#' after it starts a directive
-        std::uint8_t dir = 0;        // kInDirective on a directive line
-        bool expect_header = false;  // after #include
+        int last = -1;          // last significant token
+        int last_newline = -1;  // last newline token: a '#' after it starts a directive
+        std::uint8_t dir = 0;   // kInDirective on a directive line
+        int header_after = -1;  // the keyword of an #include: a header name may follow it
         int launch_depth = 0;
 
 // Appends token [B, E) and sets IDX to its index.
@@ -278,8 +278,9 @@ public:
                     if (dir != 0 && before >= 0 && (toks[before].flags & kDirectiveHash) != 0) {
                         // '#' then this name: the directive's keyword.
                         const std::string_view word(s + b, k - b);
-                        expect_header =
-                            word == "include" || word == "include_next" || word == "import";
+                        if (word == "include" || word == "include_next" || word == "import") {
+                            header_after = idx;
+                        }
                     }
                     if (kIndex) {
                         const NameSlot name = intern(s + b, k - b);
@@ -299,7 +300,7 @@ public:
                     if (dir != 0) visit.push_back(idx);  // the end of a directive
                     last_newline = idx;
                     dir = 0;
-                    expect_header = false;
+                    header_after = -1;
                     break;
                 case kDigit:
                 number:
@@ -359,12 +360,11 @@ public:
                     break;
                 }
                 case kLess: {
-                    if (expect_header) {
+                    if (header_after >= 0 && last == header_after) {
                         i = header_end(b);
                         CASS_SIG(idx, b, i, TokenKind::HeaderName, literal_flags_);
                         note_cut(idx);
                         visit.push_back(idx);
-                        expect_header = false;
                         break;
                     }
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
@@ -435,12 +435,11 @@ public:
                     }
                     break;
                 case kDoubleQuote:
-                    if (expect_header) {
+                    if (header_after >= 0 && last == header_after) {
                         i = header_end(b);
                         CASS_SIG(idx, b, i, TokenKind::HeaderName, literal_flags_);
                         note_cut(idx);
                         visit.push_back(idx);
-                        expect_header = false;
                     } else {
                         i = quoted_end(b, '"');
                         CASS_SIG(idx, b, i, TokenKind::String, literal_flags_);
