@@ -74,6 +74,32 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
     return py::make_tuple(py::bytes(r.text), diags, fams, r.stats.lines);
 }
 
+// translate() with the edits it made: (text, [(begin, end, out_begin, out_end)]),
+// for tests that check what a translation changed.
+py::tuple translate_edits(const py::bytes& source, const cass::Table& table, int hip_version,
+                          bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version,
+                          bool hazard_fixes) {
+    std::string_view src = source;
+    if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
+    cass::Options opt;
+    opt.hip_version = static_cast<std::uint32_t>(hip_version);
+    opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
+    opt.rename_cu_includes = rename_cu_includes;
+    opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
+    opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
+    opt.hazard_fixes = hazard_fixes;
+    opt.record_edits = true;
+    cass::Result r;
+    {
+        py::gil_scoped_release release;
+        r = cass::translate(src, table, opt);
+    }
+    py::list edits;
+    for (const auto& e : r.edits)
+        edits.append(py::make_tuple(e.begin, e.end, e.out_begin, e.out_end));
+    return py::make_tuple(py::bytes(r.text), edits);
+}
+
 // A new reference to a str decoded from core text (messages may quote source bytes).
 PyObject* new_str(const std::string& s) {
     PyObject* o =
@@ -184,6 +210,11 @@ PYBIND11_MODULE(_core, m) {
           py::arg("cuda_version"), py::arg("hazard_fixes") = true,
           "hazard_fixes=False: warp-size hazards reported but not rewritten (a naive "
           "translation, for the wave64 proof)");
+    m.def("translate_edits", &translate_edits, py::arg("source"), py::arg("table"),
+          py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
+          py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("hazard_fixes") = true,
+          "translate() as (text, [(begin, end, out_begin, out_end)]): the input ranges "
+          "replaced and what replaced them");
     m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
           py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
           py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("path"),

@@ -25,6 +25,7 @@ bool names_a_size(std::string_view w) {
 }  // namespace
 
 void Rewriter::scan_loops() {
+    std::vector<int> open_loops;
     for (const int i : scan_.fors) {
         const int open = next_sig(i);
         if (!is_punct(open, "(") || match(open) < 0) continue;
@@ -42,9 +43,28 @@ void Rewriter::scan_loops() {
         if (is_punct(body, "{") && match(body) > body) {
             end = match(body);
         } else {
-            while (end + 1 < ntok_ && !is_punct(end, ";")) ++end;
+            // The first ';' from the body on; loops come in order, so this rarely rescans.
+            if (body < semi_from_ || body > semi_at_) {
+                semi_at_ = body;
+                while (semi_at_ + 1 < ntok_ && !is_punct(semi_at_, ";")) ++semi_at_;
+            }
+            semi_from_ = body;
+            end = semi_at_;
         }
-        loops_.push_back(Loop{open, body, end, literal, false});
+        Loop loop{open, body, end, literal, false};
+        // Loops nest: the innermost one still open holds this one, which ends
+        // where it ends at the latest (only unbalanced input would cross them).
+        while (!open_loops.empty() &&
+               loops_[static_cast<std::size_t>(open_loops.back())].body_end < loop.header_open) {
+            open_loops.pop_back();
+        }
+        if (!open_loops.empty()) {
+            loop.parent = open_loops.back();
+            loop.body_end =
+                std::min(loop.body_end, loops_[static_cast<std::size_t>(loop.parent)].body_end);
+        }
+        open_loops.push_back(static_cast<int>(loops_.size()));
+        loops_.push_back(loop);
     }
 }
 
@@ -272,11 +292,13 @@ int Rewriter::function_body(int i) {
             k = match(k);  // inner blocks are not functions of their own
         }
     }
-    for (const auto& [open, close] : bodies_) {
-        if (open < i && i < close) return open;
-        if (open > i) break;
-    }
-    return -1;
+    // Bodies are in order and do not nest: the last one opening before i, if it holds i.
+    const auto after =
+        std::upper_bound(bodies_.begin(), bodies_.end(), i,
+                         [](int v, const std::pair<int, int>& b) { return v <= b.first; });
+    if (after == bodies_.begin()) return -1;
+    const auto& [open, close] = *(after - 1);
+    return open < i && i < close ? open : -1;
 }
 
 // A function that names warpSize already means "the lanes of one wave" by it, so
@@ -300,10 +322,11 @@ FnLanes Rewriter::fn_lanes(int i) {
         if (!grouping) continue;
         f.team32 = true;
     }
-    for (const Loop& loop : loops_) {
-        if (loop.literal_lanes && loop.header_open > body && loop.header_open < match(body)) {
-            f.team32 = true;
-        }
+    // Loops are in order of their headers: those of this body are one run of them.
+    auto loop = std::upper_bound(loops_.begin(), loops_.end(), body,
+                                 [](int v, const Loop& l) { return v < l.header_open; });
+    for (; loop != loops_.end() && loop->header_open < match(body) && !f.team32; ++loop) {
+        f.team32 = loop->literal_lanes;
     }
     fn_lanes_.emplace(body, f);
     return f;
@@ -340,7 +363,7 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
     const std::size_t width_index = has_mask ? 3 : 2;
     if (w.find("shfl") != std::string_view::npos && args.size() > width_index) {
         const Arg a = args[width_index];
-        if (a.first == a.last && literal_value(text(a.first)) == 32) {
+        if (a.first >= 0 && a.first == a.last && literal_value(text(a.first)) == 32) {
             diag(a.first, Severity::Warning, "shfl-width",
                  "width 32 splits a 64-lane wavefront into two independent halves");
         }
@@ -351,10 +374,18 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
         if (w.find("shfl") != std::string_view::npos) hazard_broadcast(i, args, has_mask);
         return;
     }
-    for (Loop& loop : loops_) {
-        if (loop.reported || !loop.literal_lanes || i < loop.body_begin || i > loop.body_end) {
-            continue;
-        }
+    // The loops around i: ancestors of the last loop whose header is before i.
+    std::vector<int> around;
+    auto last = std::upper_bound(loops_.begin(), loops_.end(), i,
+                                 [](int v, const Loop& l) { return v < l.header_open; });
+    for (int l = static_cast<int>(last - loops_.begin()) - 1; l >= 0;
+         l = loops_[static_cast<std::size_t>(l)].parent) {
+        const Loop& loop = loops_[static_cast<std::size_t>(l)];
+        if (loop.body_begin <= i && i <= loop.body_end) around.push_back(l);
+    }
+    for (auto l = around.rbegin(); l != around.rend(); ++l) {  // outermost first
+        Loop& loop = loops_[static_cast<std::size_t>(*l)];
+        if (loop.reported || !loop.literal_lanes) continue;
         loop.reported = true;
         if (fn_lanes(i).warp && rewrite_loop(loop, i, args, has_mask)) continue;
         diag(loop.header_open, Severity::Warning, "shfl-offset",
@@ -429,7 +460,7 @@ void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_ma
     const std::size_t src_index = has_mask ? 2 : 1;
     if (args.size() != src_index + 1) return;  // a width says which segment
     const Arg src = args[src_index];
-    if (src.first != src.last || toks_[src.first].kind != TokenKind::Number ||
+    if (src.first < 0 || src.first != src.last || toks_[src.first].kind != TokenKind::Number ||
         literal_value(text(src.first)) != 0) {
         return;
     }
@@ -443,16 +474,30 @@ void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_ma
         return;
     }
     const int body = function_body(i);
-    for (const Loop& loop : loops_) {
-        if (loop.literal_lanes && !loop.rewritten && loop.body_end < i && body >= 0 &&
-            loop.header_open > body && function_body(loop.header_open) == body) {
-            diag(src.first, Severity::Warning, "lane0-broadcast",
-                 "broadcast from lane 0 after a shuffle loop that covered 32 lanes: on a "
-                 "64-lane wavefront lane 0 holds only lanes 0-31's result and lanes 32-63 get "
-                 "it too. Bound the loop by warpSize, or pass width 32 here if each 32-lane "
-                 "group is meant to keep its own result");
-            return;
+    // The walk goes in order, so a loop that ends before i is done with: whether
+    // its bound was rewritten is final. Those are noted by body as the walk passes them.
+    if (loops_by_end_.size() != loops_.size()) {
+        loops_by_end_.resize(loops_.size());
+        for (std::size_t l = 0; l < loops_.size(); ++l) loops_by_end_[l] = static_cast<int>(l);
+        std::stable_sort(loops_by_end_.begin(), loops_by_end_.end(), [&](int a, int b) {
+            return loops_[static_cast<std::size_t>(a)].body_end <
+                   loops_[static_cast<std::size_t>(b)].body_end;
+        });
+    }
+    for (; loops_done_ < loops_by_end_.size(); ++loops_done_) {
+        const Loop& loop = loops_[static_cast<std::size_t>(loops_by_end_[loops_done_])];
+        if (loop.body_end >= i) break;
+        const int in = function_body(loop.header_open);
+        if (loop.literal_lanes && !loop.rewritten && in >= 0 && loop.header_open > in) {
+            bad_loop_bodies_.insert(in);
         }
+    }
+    if (body >= 0 && bad_loop_bodies_.count(body) != 0) {
+        diag(src.first, Severity::Warning, "lane0-broadcast",
+             "broadcast from lane 0 after a shuffle loop that covered 32 lanes: on a "
+             "64-lane wavefront lane 0 holds only lanes 0-31's result and lanes 32-63 get "
+             "it too. Bound the loop by warpSize, or pass width 32 here if each 32-lane "
+             "group is meant to keep its own result");
     }
 }
 
@@ -525,8 +570,9 @@ bool Rewriter::widen_ballot(int call, int name) {
     const int body = function_body(name);
     if (body < 0) return false;
     std::vector<int> counts;
-    for (int k = next_sig(close); k >= 0 && k < match(body); k = next_sig(k)) {
-        if (!is_ident(k) || toks_[k].link != toks_[name].link) continue;
+    const auto [first_use, last_use] = uses_of(toks_[name].link, close, match(body));
+    for (const int* use = first_use; use != last_use; ++use) {
+        const int k = *use;
         const int before = prev_sig(k);
         const int left = prev_sig(before);
         const bool address =
@@ -627,12 +673,37 @@ bool Rewriter::device_function(int body) const {
 
 // The body ('{') of the function the file defines under the name at token `name`, or -1.
 int Rewriter::function_named(int name) {
-    (void)function_body(name);  // lists the bodies
-    for (const auto& [open, close] : bodies_) {
-        const int n = function_name(open);
-        if (n >= 0 && toks_[n].link == toks_[name].link) return open;
+    if (body_of_name_.empty()) {
+        (void)function_body(name);  // lists the bodies
+        body_of_name_.assign(syms_.size(), -1);
+        for (const auto& [open, close] : bodies_) {
+            const int n = function_name(open);
+            int& body = body_of_name_[static_cast<std::size_t>(n >= 0 ? toks_[n].link : 0)];
+            if (n >= 0 && body < 0) body = open;  // the first definition
+        }
     }
-    return -1;
+    return body_of_name_[static_cast<std::size_t>(toks_[name].link)];
+}
+
+std::pair<const int*, const int*> Rewriter::uses_of(int sym, int from, int to) {
+    if (use_at_.empty()) {  // counting sort of the identifier tokens by symbol
+        use_at_.assign(syms_.size() + 1, 0);
+        for (int k = 0; k < ntok_; ++k) {
+            if (toks_[k].kind == TokenKind::Identifier) ++use_at_[toks_[k].link + 1];
+        }
+        for (std::size_t y = 0; y < syms_.size(); ++y) use_at_[y + 1] += use_at_[y];
+        uses_.resize(static_cast<std::size_t>(use_at_.back()));
+        std::vector<int> fill(use_at_.begin(), use_at_.end() - 1);
+        for (int k = 0; k < ntok_; ++k) {
+            if (toks_[k].kind == TokenKind::Identifier) {
+                uses_[static_cast<std::size_t>(fill[static_cast<std::size_t>(toks_[k].link)]++)] =
+                    k;
+            }
+        }
+    }
+    const int* begin = uses_.data() + use_at_[static_cast<std::size_t>(sym)];
+    const int* end = uses_.data() + use_at_[static_cast<std::size_t>(sym) + 1];
+    return {std::upper_bound(begin, end, from), std::lower_bound(begin, end, to)};
 }
 
 // A name for the lanes of a warp that the file sets to 32: `#define WARP 32`,
@@ -646,8 +717,9 @@ bool Rewriter::named_32(int i) {
     const auto is_32 = [&](int k) {
         return k >= 0 && toks_[k].kind == TokenKind::Number && literal_value(text(k)) == 32;
     };
-    for (int k = 0; k < ntok_ && !is32; ++k) {
-        if (!is_ident(k) || toks_[k].link != y) continue;
+    const auto [first, last] = uses_of(y, -1, ntok_);
+    for (const int* u = first; u != last && !is32; ++u) {
+        const int k = *u;
         const int n = next_sig(k);
         if (is_punct(n, "=")) {
             const int v = next_sig(n);
@@ -667,10 +739,9 @@ bool Rewriter::named_32(int i) {
 // intrinsic, names warpSize or a warp-size constant, groups lanes by a literal 32
 // (`% 32`, `/ 32`, `& 31`, `>> 5`), or calls a function of the file that does.
 bool Rewriter::warp_function(int body, int depth) {
-    if (depth == 0) {
-        const auto found = warp_fns_.find(body);
-        if (found != warp_fns_.end()) return found->second;
-    }
+    const std::int64_t key = std::int64_t{body} * 4 + depth;
+    const auto found = warp_fns_.find(key);
+    if (found != warp_fns_.end()) return found->second;
     bool warp = false;
     const int end = match(body);
     for (int k = next_sig(body); k >= 0 && k < end && !warp; k = next_sig(k)) {
@@ -689,17 +760,28 @@ bool Rewriter::warp_function(int body, int depth) {
             warp = callee >= 0 && callee != body && warp_function(callee, depth + 1);
         }
     }
-    if (depth == 0) warp_fns_.emplace(body, warp);
+    warp_fns_.emplace(key, warp);
     return warp;
 }
+
+namespace {
+
+// A memo key of two token or symbol indices.
+std::uint64_t memo_key(int a, int b) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32 |
+           static_cast<std::uint32_t>(b);
+}
+
+}  // namespace
 
 // The first `/ 32`, `* 32`, `32 *`, `>> 5` or `<< 5` (or the same with a warp-size
 // constant for the 32) in tokens [first, last] of host function `body`, following
 // each variable to its assignments before token `before` (in the function, else a
-// file-scope constant or macro) and each parameter to the function's calls; -1 for
-// none. `seen` holds the assignments and calls already followed.
-int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth,
-                          std::vector<int>& seen) {
+// file-scope constant or macro) and each parameter to the function's calls, at most
+// four steps deep; -1 for none. What a variable, an assignment or a parameter leads
+// to is worked out once (assigned_, followed_, passed_), so each launch costs what its
+// own tokens do, however many launches a function has.
+int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth) {
     if (first < 0 || last < first || body < 0) return -1;
     for (int k = first; k >= 0 && k <= last; k = next_sig(k)) {
         const int p = prev_sig(k);
@@ -719,108 +801,130 @@ int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth,
             is_punct(n, "(") || is_punct(n, "::")) {
             continue;  // a member, a call, a qualifier
         }
-        const int y = toks_[k].link;
-        // [from, to] of each assignment to the variable: `x = e`, `x /= e` (the
-        // operator kept), `dim3 x(e1, e2)`, `dim3 x{...}`.
-        const auto follow = [&](int d) -> int {
-            if (std::find(seen.begin(), seen.end(), d) != seen.end()) return -1;
-            const int op = next_sig(d);
-            int from = -1;
-            int to = -1;
-            if (is_punct(op, "=") || is_punct(op, "/=") || is_punct(op, "*=") ||
-                is_punct(op, ">>=") || is_punct(op, "<<=")) {
-                from = is_punct(op, "=") ? next_sig(op) : op;
-                for (int e = from; e >= 0; e = next_sig(e)) {
-                    if (is_punct(e, ";") || is_punct(e, ",") || is_punct(e, ")") ||
-                        is_punct(e, "}") || is_punct(e, "]") ||
-                        (in_directive(e) && !in_directive(d))) {
-                        break;
-                    }
-                    if ((is_punct(e, "(") || is_punct(e, "[") || is_punct(e, "{")) &&
-                        match(e) > e) {
-                        e = match(e);
-                    }
-                    to = e;
-                }
-            } else if ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_sig(d)) &&
-                       match(op) > op) {
-                from = next_sig(op);
-                to = prev_sig(match(op));
-            } else if (in_directive(d) && is_ident(prev_sig(d)) && text(prev_sig(d)) == "define") {
-                from = next_sig(d);  // #define BLOCKS (N / 32): the rest of the line
-                for (int e = d + 1; e < ntok_ && toks_[e].kind != TokenKind::Newline; ++e) {
-                    if (toks_[e].significant()) to = e;
-                }
-            } else {
-                return -1;
-            }
-            seen.push_back(d);
-            return sizes_by_32(from, to, body, d, depth + 1, seen);
-        };
         bool defined = false;
-        for (int d = next_sig(body); d >= 0 && d < before; d = next_sig(d)) {
-            if (d == k || !is_ident(d) || toks_[d].link != y || is_punct(prev_sig(d), ".") ||
-                is_punct(prev_sig(d), "->")) {
-                continue;
-            }
-            const int op = next_sig(d);
-            defined = defined || is_punct(op, "=") ||
-                      ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_sig(d)));
-            const int hit = follow(d);
-            if (hit >= 0) return hit;
-        }
+        const int assigned = assigned_32(k, body, before, depth, &defined);
+        if (assigned >= 0) return assigned;
         if (defined) continue;
-        // A parameter: what the function's callers pass.
-        const int close = prev_sig(body);
-        const int open = is_punct(close, ")") ? match(close) : -1;
-        const int fn = function_name(body);
-        int index = 0;
-        bool param = false;
-        for (int q = next_sig(open); open >= 0 && q >= 0 && q < close && !param; q = next_sig(q)) {
-            if (is_punct(q, ",")) {
-                ++index;
-            } else if ((is_punct(q, "(") || is_punct(q, "[") || is_punct(q, "{")) && match(q) > q) {
-                q = match(q);
-            } else {
-                param = is_ident(q) && toks_[q].link == y;
-            }
-        }
-        if (param && fn >= 0) {
-            if (!calls_known_) {  // every `name(`, by name, once per file
-                calls_known_ = true;
-                for (int c = 0; c < ntok_; ++c) {
-                    if (is_ident(c) && is_punct(next_sig(c), "(")) {
-                        calls_[toks_[c].link].push_back(c);
-                    }
-                }
-            }
-            const auto calls = calls_.find(toks_[fn].link);
-            const std::vector<int> none;
-            for (const int c : calls == calls_.end() ? none : calls->second) {
-                if (c == fn || std::find(seen.begin(), seen.end(), c) != seen.end()) continue;
-                const int caller = function_body(c);
-                if (caller < 0 || device_function(caller)) continue;
-                const std::vector<Arg> args = call_args(next_sig(c));
-                if (static_cast<std::size_t>(index) >= args.size()) continue;
-                seen.push_back(c);
-                const int hit = sizes_by_32(args[static_cast<std::size_t>(index)].first,
-                                            args[static_cast<std::size_t>(index)].last, caller, c,
-                                            depth + 1, seen);
-                if (hit >= 0) return hit;
-            }
-            continue;
-        }
+        const int passed = passed_32(k, body, depth);
+        if (passed >= 0) return passed;
+        if (passed == -2) continue;  // a parameter: its callers said no
         // A file-scope constant or a macro: its first occurrence defines it.
+        const int y = toks_[k].link;
         const std::uint32_t at = syms_[static_cast<std::size_t>(y)].begin;
         const Tok* found = std::lower_bound(
             toks_, toks_ + ntok_, at, [](const Tok& t, std::uint32_t b) { return t.begin < b; });
         const int d = static_cast<int>(found - toks_);
         if (d < ntok_ && d < before && is_ident(d) && toks_[d].link == y && function_body(d) < 0) {
-            const int hit = follow(d);
+            const int hit = follow_32(d, body, depth);
             if (hit >= 0) return hit;
         }
     }
     return -1;
+}
+
+// What use `d` of a variable assigns it, searched by sizes_by_32: `x = e`, `x /= e`
+// (the operator kept), `dim3 x(e1, e2)`, `dim3 x{...}`, `#define X e`; -1 for none.
+int Rewriter::follow_32(int d, int body, int depth) {
+    const int op = next_sig(d);
+    int from = -1;
+    int to = -1;
+    if (is_punct(op, "=") || is_punct(op, "/=") || is_punct(op, "*=") || is_punct(op, ">>=") ||
+        is_punct(op, "<<=")) {
+        from = is_punct(op, "=") ? next_sig(op) : op;
+        for (int e = from; e >= 0; e = next_sig(e)) {
+            if (is_punct(e, ";") || is_punct(e, ",") || is_punct(e, ")") || is_punct(e, "}") ||
+                is_punct(e, "]") || (in_directive(e) && !in_directive(d))) {
+                break;
+            }
+            if ((is_punct(e, "(") || is_punct(e, "[") || is_punct(e, "{")) && match(e) > e) {
+                e = match(e);
+            }
+            to = e;
+        }
+    } else if ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_sig(d)) &&
+               match(op) > op) {
+        from = next_sig(op);
+        to = prev_sig(match(op));
+    } else if (in_directive(d) && is_ident(prev_sig(d)) && text(prev_sig(d)) == "define") {
+        from = next_sig(d);  // #define BLOCKS (N / 32): the rest of the line
+        for (int e = d + 1; e < ntok_ && toks_[e].kind != TokenKind::Newline; ++e) {
+            if (toks_[e].significant()) to = e;
+        }
+    }
+    if (from < 0) return -1;  // most uses assign nothing
+    Memo& memo = followed_[static_cast<std::size_t>(depth)];
+    const std::uint64_t key = memo_key(d, body);
+    const auto found = memo.find(key);
+    if (found != memo.end()) return found->second;
+    const int hit = sizes_by_32(from, to, body, d, depth + 1);
+    memo.emplace(key, hit);
+    return hit;
+}
+
+// The first use of variable `k` in `body` before token `before` that assigns it a
+// value sized by 32, or -1; `defined`: whether a use before `before` defines it.
+int Rewriter::assigned_32(int k, int body, int before, int depth, bool* defined) {
+    const int y = toks_[k].link;
+    Uses& u = assigned_[static_cast<std::size_t>(depth)][memo_key(y, body)];
+    const auto [first, last] = uses_of(y, body, before);
+    // Uses are looked at in order and only once: a later launch goes on from here.
+    for (const int* d = first + u.next; u.hit_at == 0x7fffffff && d < last; ++d, ++u.next) {
+        if (is_punct(prev_sig(*d), ".") || is_punct(prev_sig(*d), "->")) continue;
+        const int op = next_sig(*d);
+        if (u.first_def > *d && (is_punct(op, "=") || ((is_punct(op, "(") || is_punct(op, "{")) &&
+                                                       is_ident(prev_sig(*d))))) {
+            u.first_def = *d;
+        }
+        const int hit = follow_32(*d, body, depth);
+        if (hit >= 0) {
+            u.hit_at = *d;
+            u.hit = hit;
+        }
+    }
+    *defined = u.first_def < before;
+    return u.hit_at < before ? u.hit : -1;
+}
+
+// For a parameter `k` of the function whose body is `body`: the first call of the
+// function from host code that passes a value sized by 32, or -1; -2 when `k` is
+// a parameter and no call does, -3 when it is no parameter.
+int Rewriter::passed_32(int k, int body, int depth) {
+    const int y = toks_[k].link;
+    const int close = prev_sig(body);
+    const int open = is_punct(close, ")") ? match(close) : -1;
+    const int fn = function_name(body);
+    int index = 0;
+    bool param = false;
+    for (int q = next_sig(open); open >= 0 && q >= 0 && q < close && !param; q = next_sig(q)) {
+        if (is_punct(q, ",")) {
+            ++index;
+        } else if ((is_punct(q, "(") || is_punct(q, "[") || is_punct(q, "{")) && match(q) > q) {
+            q = match(q);
+        } else {
+            param = is_ident(q) && toks_[q].link == y;
+        }
+    }
+    if (!param || fn < 0) return -3;
+    const std::uint64_t key = memo_key(body, index);
+    auto& passed = passed_[static_cast<std::size_t>(depth)];
+    const auto found = passed.find(key);
+    if (found != passed.end()) return found->second;
+    passed.emplace(key, -2);  // a call chain back into this function finds nothing new
+    int result = -2;
+    const auto [first_use, last_use] = uses_of(toks_[fn].link, -1, ntok_);
+    for (const int* use = first_use; use != last_use && result < 0; ++use) {
+        const int c = *use;
+        if (c == fn || !is_punct(next_sig(c), "(")) continue;  // a call: `name(`
+        const int caller = function_body(c);
+        if (caller < 0 || device_function(caller)) continue;
+        const std::vector<Arg> args = call_args(next_sig(c));
+        if (static_cast<std::size_t>(index) >= args.size()) continue;
+        const Arg a = args[static_cast<std::size_t>(index)];
+        const int hit = sizes_by_32(a.first, a.last, caller, c, depth + 1);
+        if (hit >= 0) result = hit;
+    }
+    passed[key] = result;
+    return result;
 }
 
 // kernel<<<grid, block>>> in host code, where the grid or the block is computed
@@ -841,9 +945,8 @@ void Rewriter::hazard_launch(int i) {
     const int kernel = function_named(name);
     const bool per_warp = kernel >= 0 && warp_function(kernel, 0);
     const std::vector<Arg> config = call_args(i);
-    std::vector<int> seen;
     for (std::size_t a = 0; a < config.size() && a < 2; ++a) {  // the grid and the block
-        const int hit = sizes_by_32(config[a].first, config[a].last, body, i, 0, seen);
+        const int hit = sizes_by_32(config[a].first, config[a].last, body, i, 0);
         if (hit < 0 || host_reported_.count(hit) != 0) continue;
         if (!per_warp && !named_32(hit) && !lane_statement(hit)) continue;
         host_reported_.insert(hit);

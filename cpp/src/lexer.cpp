@@ -174,7 +174,10 @@ public:
           opens_(out.opens),
           slots_(out.slots),
           cap_(out.cap) {
-        const std::size_t want = n_ / 3 + 16;
+        // Room for a token every two bytes, more than code has: pages never written
+        // are never touched (the array is left uninitialized), so this costs nothing
+        // and spares the copy of a grow in the middle of a large file.
+        const std::size_t want = n_ / 2 + 16;
         if (cap_ < want) {
             out_.toks.reset(new Tok[want]);  // left uninitialized: every token is written whole
             cap_ = want;
@@ -185,6 +188,7 @@ public:
         out_.visit.clear();
         out_.decls.clear();
         out_.fors.clear();
+        out_.breaks.clear();
         out_.unclosed_brace = -1;
         out_.unterminated = -1;
         if (opens_.size() < 256) opens_.resize(256);
@@ -211,10 +215,10 @@ public:
         std::size_t cap = cap_;
         // What the loop tracks is kept to what it cannot look up in the tokens
         // behind it: the fewer stores per token, the faster.
-        int last = -1;               // last significant token
-        int last_newline = -1;       // last newline token: a '#' after it starts a directive
-        std::uint8_t dir = 0;        // kInDirective on a directive line
-        bool expect_header = false;  // after #include
+        int last = -1;          // last significant token
+        int last_newline = -1;  // last newline token: a '#' after it starts a directive
+        std::uint8_t dir = 0;   // kInDirective on a directive line
+        int header_after = -1;  // the keyword of an #include: a header name may follow it
         int launch_depth = 0;
 
 // Appends token [B, E) and sets IDX to its index.
@@ -274,8 +278,9 @@ public:
                     if (dir != 0 && before >= 0 && (toks[before].flags & kDirectiveHash) != 0) {
                         // '#' then this name: the directive's keyword.
                         const std::string_view word(s + b, k - b);
-                        expect_header =
-                            word == "include" || word == "include_next" || word == "import";
+                        if (word == "include" || word == "include_next" || word == "import") {
+                            header_after = idx;
+                        }
                     }
                     if (kIndex) {
                         const NameSlot name = intern(s + b, k - b);
@@ -295,7 +300,7 @@ public:
                     if (dir != 0) visit.push_back(idx);  // the end of a directive
                     last_newline = idx;
                     dir = 0;
-                    expect_header = false;
+                    header_after = -1;
                     break;
                 case kDigit:
                 number:
@@ -355,12 +360,11 @@ public:
                     break;
                 }
                 case kLess: {
-                    if (expect_header) {
+                    if (header_after >= 0 && last == header_after) {
                         i = header_end(b);
                         CASS_SIG(idx, b, i, TokenKind::HeaderName, literal_flags_);
                         note_cut(idx);
                         visit.push_back(idx);
-                        expect_header = false;
                         break;
                     }
                     const unsigned char c2 = static_cast<unsigned char>(s[i + 2]);
@@ -389,6 +393,7 @@ public:
                         --launch_depth;
                         CASS_SIG(idx, b, i, TokenKind::LaunchClose, 0);
                         if (nopen_ > 0 && opens_[nopen_ - 1].c == '<') {
+                            --grouping_;
                             const int open = opens_[--nopen_].token;
                             toks[open].link = idx;
                             toks[idx].link = open;
@@ -421,19 +426,20 @@ public:
                     if (last < last_newline || last < 0) {  // first on its line
                         i = b + 1;
                         dir = kInDirective;
-                        CASS_SIG(idx, b, i, TokenKind::Punct, kDirectiveHash);
+                        CASS_SIG(idx, b, i, TokenKind::Punct,
+                                 kDirectiveHash | (grouping_ != 0 ? kInGroup : 0));
                         visit.push_back(idx);
+                        out_.breaks.push_back(idx);
                     } else {
                         CASS_PUNCT(idx, C1 == '#' ? 2 : 1);
                     }
                     break;
                 case kDoubleQuote:
-                    if (expect_header) {
+                    if (header_after >= 0 && last == header_after) {
                         i = header_end(b);
                         CASS_SIG(idx, b, i, TokenKind::HeaderName, literal_flags_);
                         note_cut(idx);
                         visit.push_back(idx);
-                        expect_header = false;
                     } else {
                         i = quoted_end(b, '"');
                         CASS_SIG(idx, b, i, TokenKind::String, literal_flags_);
@@ -488,6 +494,7 @@ private:
     Scan& out_;
     std::vector<Open>& opens_;  // open brackets and launches, innermost last: nopen_ of them
     std::size_t nopen_ = 0;
+    std::size_t grouping_ = 0;        // the opens_ that are not '{'
     std::vector<NameSlot>& slots_;    // the file's names, open addressing
     std::size_t& cap_;                // tokens out_.toks has room for
     unsigned shift_ = 0;              // 64 - log2(slots_.size())
@@ -513,9 +520,9 @@ private:
     }
 
     void note_cut(int idx) {
-        if ((literal_flags_ & kUnterminated) != 0 && out_.unterminated < 0) {
-            out_.unterminated = idx;
-        }
+        if ((literal_flags_ & kUnterminated) == 0) return;
+        if (out_.unterminated < 0) out_.unterminated = idx;
+        out_.breaks.push_back(idx);
     }
 
     // Whether the last significant token is the keyword `operator` (operator<<<).
@@ -692,15 +699,20 @@ private:
     void push_open(int idx, char c) {
         if (nopen_ == opens_.size()) opens_.resize(opens_.size() * 2);
         opens_[nopen_++] = Open{idx, c};
+        if (c != '{') ++grouping_;
     }
 
     void close(Tok* toks, int idx, char c) {
         const char want = c == ')' ? '(' : (c == ']' ? '[' : '{');
         // A '}' pops unmatched openers of other kinds (unbalanced input stays usable).
         if (c == '}') {
-            while (nopen_ > 0 && opens_[nopen_ - 1].c != '{') --nopen_;
+            while (nopen_ > 0 && opens_[nopen_ - 1].c != '{') {
+                --nopen_;
+                --grouping_;
+            }
         }
         if (nopen_ > 0 && opens_[nopen_ - 1].c == want) {
+            if (want != '{') --grouping_;
             const int open = opens_[--nopen_].token;
             toks[open].link = idx;
             toks[idx].link = open;

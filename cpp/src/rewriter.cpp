@@ -103,6 +103,59 @@ std::vector<Arg> Rewriter::call_args(int open) const {
     return args;
 }
 
+bool Rewriter::breaks_between(int first, int last) const {
+    const std::vector<int>& b = scan_.breaks;
+    const auto it = std::upper_bound(b.begin(), b.end(), first);
+    return it != b.end() && *it < last;
+}
+
+bool Rewriter::renders_alone(int first, int last) const {
+    const std::vector<int>& v = scan_.visit;
+    for (auto it = std::lower_bound(v.begin(), v.end(), first); it != v.end() && *it <= last;
+         ++it) {
+        const int k = *it;
+        if (!is_ident(k)) return false;  // a launch, a hazard number, a directive
+        const Symbol& y = sym(k);
+        if ((y.flags & (kSymAsm | kSymWarpSize | kSymTexture)) != 0) return false;
+        if (y.entry != nullptr && !is_plain(*y.entry)) return false;
+    }
+    return true;
+}
+
+bool Rewriter::balanced(int first, int last) const {
+    for (int k = first + 1; k < last; ++k) {
+        const TokenKind kind = toks_[k].kind;
+        if (kind != TokenKind::Punct && kind != TokenKind::LaunchOpen &&
+            kind != TokenKind::LaunchClose) {
+            continue;
+        }
+        const char c = s_[toks_[k].begin];
+        const bool bracket = kind != TokenKind::Punct || c == '(' || c == ')' || c == '[' ||
+                             c == ']' || c == '{' || c == '}';
+        if (bracket && (toks_[k].link <= first || toks_[k].link >= last)) return false;
+    }
+    return true;
+}
+
+bool Rewriter::call_ok(int name, int open, const std::vector<Arg>& args) {
+    const int close = match(open);
+    const char* why = nullptr;
+    if (close < open) {
+        why = "it has no closing ')'";
+    } else if (breaks_between(open, close)) {
+        why = "a preprocessor directive or an unterminated literal lies inside it";
+    } else if (!balanced(open, close)) {
+        why = "its brackets do not pair up";
+    } else if (std::any_of(args.begin(), args.end(), [](const Arg& a) { return a.first < 0; })) {
+        why = "an argument is empty";
+    }
+    if (why == nullptr) return true;
+    diag(name, Severity::Warning, "malformed-call",
+         "cannot parse the arguments of '" + std::string(text(name)) + "': " + why +
+             "; they were left unchanged");
+    return false;
+}
+
 int Rewriter::statement_begin(int i) const {
     int begin = i;
     int budget = 64;
@@ -126,10 +179,13 @@ std::string Rewriter::squeeze(int first, int last) const {
 std::string Rewriter::render(int first, int last) const {
     std::string out;
     if (first < 0) return out;
+    std::uint32_t prev_end = toks_[first].begin;
     for (int k = first; k <= last; ++k) {
-        if (k > first) {  // the blanks between tokens
-            out.append(s_.data() + toks_[k - 1].end, toks_[k].begin - toks_[k - 1].end);
-        }
+        // One line, without comments: the edit that replaces [first, last] keeps
+        // those (see Rewriter::run), so they are not repeated here.
+        if (!toks_[k].significant()) continue;
+        if (!out.empty() && toks_[k].begin != prev_end) out += ' ';
+        prev_end = toks_[k].end;
         if (toks_[k].kind == TokenKind::Identifier) {
             const Entry* e = sym(k).entry;
             if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
@@ -312,16 +368,24 @@ std::string Rewriter::device_of_location(const Arg& a) const {
         if (fields.size() != 2) break;
         Arg type = fields[0];
         Arg id = fields[1];
+        if (type.first < 0 || id.first < 0 || breaks_between(k, match(k))) return {};
         // Designated initializers: {.type = X, .id = Y}
         if (is_punct(type.first, ".")) type.first = next_sig(next_sig(type.first));
         if (is_punct(id.first, ".")) id.first = next_sig(next_sig(id.first));
+        if (type.first < 0 || type.first > type.last || id.first < 0 || id.first > id.last) {
+            return {};  // `{.type = , .id = }`
+        }
         if (squeeze(type.first, type.last).find("Host") != std::string::npos) {
             return "hipCpuDeviceId";
         }
-        return render(id.first, id.last);
+        if (!renders_alone(id.first, id.last)) return {};
+        const std::string device = render(id.first, id.last);
+        return device.find('\n') == std::string::npos ? device : std::string();
     }
     if (a.first == a.last) return std::string(text(a.first)) + ".id";
-    return "(" + render(a.first, a.last) + ").id";
+    if (!renders_alone(a.first, a.last)) return {};
+    const std::string object = render(a.first, a.last);
+    return object.find('\n') == std::string::npos ? "(" + object + ").id" : std::string();
 }
 
 bool Rewriter::in_defined_context(int i) const {
@@ -338,6 +402,13 @@ void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
     const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
     if (in_defined_context(i)) {
         rename(i, i, e.hip);
+    } else if (in_if && is_ident(prev_sig(i)) &&
+               (toks_[prev_sig(prev_sig(i))].flags & kDirectiveHash) == 0) {
+        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call.
+        diag(i, Severity::Warning, "cuda-arch",
+             "cannot rewrite " + std::string(text(i)) +
+                 " right after a name; it was left "
+                 "unchanged");
     } else if (in_if) {
         replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
         if (once_.insert("cuda-arch-value").second) {
@@ -380,6 +451,7 @@ void Rewriter::on_directive(int hash) {
         define_name_ = next_sig(k);
     } else if (directive_ == "if" || directive_ == "ifdef" || directive_ == "ifndef") {
         regions_.push_back(next_region_++);
+        region_open_.push_back(1);
         Branch b;
         b.parent_dead = conds_.back().dead;
         const Value v = directive_ == "if" ? condition(next_sig(k)) : Value{};
@@ -387,7 +459,11 @@ void Rewriter::on_directive(int hash) {
         b.taken = v.known && v.value != 0;
         conds_.push_back(b);
     } else if (directive_ == "elif" || directive_ == "else") {
-        if (regions_.size() > 1) regions_.back() = next_region_++;
+        if (regions_.size() > 1) {
+            region_open_[static_cast<std::size_t>(regions_.back())] = 0;
+            regions_.back() = next_region_++;
+            region_open_.push_back(1);
+        }
         if (conds_.size() > 1) {
             Branch& b = conds_.back();
             const Value v = directive_ == "elif" ? condition(next_sig(k)) : Value{true, 1};
@@ -395,7 +471,10 @@ void Rewriter::on_directive(int hash) {
             b.taken = b.taken || (v.known && v.value != 0);
         }
     } else if (directive_ == "endif") {
-        if (regions_.size() > 1) regions_.pop_back();
+        if (regions_.size() > 1) {
+            region_open_[static_cast<std::size_t>(regions_.back())] = 0;
+            regions_.pop_back();
+        }
         if (conds_.size() > 1) conds_.pop_back();
     }
 }
@@ -656,14 +735,23 @@ void Rewriter::on_header_name(int i) {
         }
     }
     const auto seen = includes_.find(target);
-    if (mapped && seen != includes_.end() &&
-        std::find(regions_.begin(), regions_.end(), seen->second) != regions_.end()) {
+    int hash = i;
+    while (hash > 0 && (toks_[hash].flags & kDirectiveHash) == 0) --hash;
+    // Inside an unclosed ( [ or <<< the directive stays: it is what keeps the call
+    // around it from being rewritten (call_ok), now and when the output is translated.
+    const bool in_group = (toks_[hash].flags & kInGroup) != 0;
+    // Only a directive that is the header name alone (and comments) is blanked:
+    // code after it on the line is not the directive's to remove.
+    int last = i;
+    bool alone = true;
+    while (last + 1 < ntok_ && toks_[last + 1].kind != TokenKind::Newline) {
+        ++last;
+        if (toks_[last].significant()) alone = false;
+    }
+    if (mapped && alone && !in_group && seen != includes_.end() &&
+        region_open_[static_cast<std::size_t>(seen->second)] != 0) {
         // Already included in this or an enclosing conditional region: blank the
         // directive, keeping its line so line numbers stay put.
-        int hash = i;
-        while (hash > 0 && (toks_[hash].flags & kDirectiveHash) == 0) --hash;
-        int last = i;
-        while (last + 1 < ntok_ && toks_[last + 1].kind != TokenKind::Newline) ++last;
         replace(hash, last, "");
         return;
     }
@@ -750,8 +838,12 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
     const std::string& name = legacy ? e.legacy : e.hip;
     const int open = next_sig(i);
     std::vector<Arg> args;
-    if (is_punct(open, "(")) args = call_args(open);
-    const bool has_mask = !args.empty() && args[0].first >= 0;
+    if (is_punct(open, "(")) {
+        args = call_args(open);
+        // A call that cannot be parsed keeps its arguments; its name is still renamed.
+        if (!call_ok(i, open, args)) args.clear();
+    }
+    const bool has_mask = !args.empty();
     hazard_shuffle(i, args, has_mask);
     if (has_mask) {
         const Arg mask = args[0];
@@ -790,23 +882,32 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
 bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
     const int lt = next_sig(i);
     if (!is_punct(lt, "<")) return false;  // already the out-parameter form
+    // The template argument: a type, so a few tokens; a longer one is not parsed.
     int gt = lt;
-    for (int depth = 0; gt < ntok_; gt = next_sig(gt)) {
-        if (gt < 0) return false;
+    int depth = 0;
+    for (int budget = 64; budget > 0 && gt >= 0; --budget, gt = next_sig(gt)) {
         if (is_punct(gt, "<")) ++depth;
         if (is_punct(gt, ">") && --depth == 0) break;
-        if (is_punct(gt, ";") || is_punct(gt, "(")) return false;
+        const TokenKind kind = toks_[gt].kind;
+        if (kind != TokenKind::Identifier && kind != TokenKind::Number && !is_punct(gt, "<") &&
+            !is_punct(gt, ">") && !is_punct(gt, "::") && !is_punct(gt, "*") && !is_punct(gt, "&") &&
+            !is_punct(gt, ",")) {
+            gt = -1;  // not a type: `(`, `;`, a literal, a directive
+            break;
+        }
     }
+    if (gt < 0 || depth != 0 || next_sig(lt) == gt) return false;
     const int open = next_sig(gt);
-    if (!is_punct(open, "(") || match(open) < 0) return false;
-    const int close = match(open);
+    if (!is_punct(open, "(")) return false;
     const std::vector<Arg> args = call_args(open);
+    if (!call_ok(i, open, args) || breaks_between(i, open)) return false;
     if (args.empty()) return false;
+    if (!renders_alone(next_sig(lt), prev_sig(gt))) return false;
     const std::string type = render(next_sig(lt), prev_sig(gt));
-    const std::string call_args_text = render(args.front().first, args.back().last);
-    replace(i, close,
-            "[&] { " + type + " cass_texel_; " + e.hip + "(&cass_texel_, " + call_args_text +
-                "); return cass_texel_; }()");
+    if (type.find('\n') != std::string::npos) return false;
+    // `name<T>(` and `)` change; the arguments between stay, renamed by the walk.
+    replace(i, open, "[&] { " + type + " cass_texel_; " + e.hip + "(&cass_texel_, ");
+    rename(match(open), match(open), "); return cass_texel_; }()");
     return true;
 }
 
@@ -817,7 +918,7 @@ bool Rewriter::rewrite_by_arity(const Entry& e, int i) {
     // An unclosed '(' (cut-off input) has no end to pad: leave it to the plain rename.
     if (!is_punct(open, "(") || match(open) < 0 || e.arg < 0 || e.alt.empty()) return false;
     const std::vector<Arg> args = call_args(open);
-    if (args.size() > static_cast<std::size_t>(e.arg)) return false;
+    if (!call_ok(i, open, args) || args.size() > static_cast<std::size_t>(e.arg)) return false;
     std::string pad;
     for (std::size_t k = args.size(); k < static_cast<std::size_t>(e.arg); ++k) pad += ", 0";
     if (!pad.empty()) insert(toks_[match(open)].begin, pad);
@@ -827,8 +928,16 @@ bool Rewriter::rewrite_by_arity(const Entry& e, int i) {
 
 void Rewriter::rewrite_replace_call(const Entry& e, int i, bool legacy) {
     const int open = next_sig(i);
-    if (legacy && is_punct(open, "(") && match(open) > open && call_args(open).empty()) {
-        rename(i, match(open), e.legacy);
+    if (legacy && is_punct(open, "(")) {
+        // __activemask() -> __ballot(1): only the call as a whole is replaced.
+        if (match(open) > open && !breaks_between(open, match(open)) && call_args(open).empty()) {
+            rename(i, match(open), e.legacy);
+        } else {
+            diag(i, Severity::Warning, "malformed-call",
+                 "cannot parse the call of '" + std::string(text(i)) + "' (HIP " +
+                     version_text(o_.hip_version) + " spells it '" + e.legacy +
+                     "'); it was left unchanged");
+        }
         return;
     }
     if (e.hip != text(i)) rename(i, i, legacy ? e.legacy : e.hip);
@@ -839,8 +948,15 @@ void Rewriter::rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool
     if (!is_punct(open, "(")) return;
     const std::vector<Arg> args = call_args(open);
     if (args.size() <= loc_arg || !is_location(args[loc_arg])) return;  // CUDA 12 form
+    if (!call_ok(i, open, args)) return;
     const Arg loc = args[loc_arg];
-    replace(loc.first, loc.last, device_of_location(loc));
+    const std::string device = device_of_location(loc);
+    if (device.empty()) {
+        diag(loc.first, Severity::Warning, "malformed-call",
+             "cannot read the device of this cudaMemLocation; the call was left unchanged");
+        return;
+    }
+    replace(loc.first, loc.last, device);
     diag(loc.first, Severity::Note, "signature-rewrite",
          "CUDA 13 '" + std::string(text(i)) + "' takes a cudaMemLocation; '" + e.hip +
              "' takes a device id");
@@ -860,7 +976,7 @@ void Rewriter::wrap_arg(const Entry& e, int i, const char* open_text, const char
     const int open = next_sig(i);
     if (!is_punct(open, "(") || e.arg < 0) return;
     const std::vector<Arg> args = call_args(open);
-    if (args.size() <= static_cast<std::size_t>(e.arg)) return;
+    if (args.size() <= static_cast<std::size_t>(e.arg) || !call_ok(i, open, args)) return;
     const Arg a = args[static_cast<std::size_t>(e.arg)];
     if (a.first < 0 || text(a.first) == guard || toks_[a.first].kind == TokenKind::String) return;
     if (is_punct(a.first, "(")) {
@@ -918,6 +1034,7 @@ void Rewriter::on_identifier(int i) {
             const int open = next_sig(i);
             std::vector<Arg> args;
             if (is_punct(open, "(")) args = call_args(open);
+            if (!args.empty() && !call_ok(i, open, args)) args.clear();
             hazard_shuffle(i, args, false);
         }
         apply(*e, i);
@@ -939,7 +1056,9 @@ void Rewriter::on_identifier(int i) {
 // The '<' opening the template argument list that `close` ('>' or '>>') ends, or -1.
 int Rewriter::template_open(int close) const {
     int depth = 0;
-    for (int k = close; k >= 0; k = prev_sig(k)) {
+    // A template argument list is a few tokens; one longer than this is not looked into.
+    int budget = 256;
+    for (int k = close; k >= 0 && budget-- > 0; k = prev_sig(k)) {
         if (toks_[k].kind != TokenKind::Punct) continue;
         const std::uint32_t tk = punct_at(k);
         if (tk == punct_code(">")) depth += 1;
@@ -997,8 +1116,20 @@ void Rewriter::on_launch(int i) {
              "cannot find the kernel of this launch; it was kept as <<<...>>>");
         return;
     }
-    const std::size_t nconfig = call_args(i).size();
+    const std::vector<Arg> config = call_args(i);
     const std::vector<Arg> call = call_args(paren);
+    const auto empty = [](const Arg& a) { return a.first < 0; };
+    if (breaks_between(start, match(paren)) || !balanced(i, close) ||
+        !balanced(paren, match(paren)) || config.size() > 4 ||
+        std::any_of(config.begin(), config.end(), empty) ||
+        std::any_of(call.begin(), call.end(), empty)) {
+        diag(i, Severity::Warning, "launch-syntax",
+             "cannot parse this launch (an empty argument, more than four launch parameters, "
+             "unpaired brackets, or a directive or unterminated literal inside); it was kept "
+             "as <<<...>>>");
+        return;
+    }
+    const std::size_t nconfig = config.size();
     insert_stable(toks_[start].begin, templated ? "hipLaunchKernelGGL((" : "hipLaunchKernelGGL(");
     if (templated) insert_stable(toks_[last].end, ")");
     // "k <<< g, b >>> (x)" -> "hipLaunchKernelGGL(k, g, b, 0, 0, x)"
@@ -1129,6 +1260,43 @@ void Rewriter::walk() {
     }
 }
 
+// What an edit of bytes [b, e) keeps of them, after its text: an edit replaces
+// code, never a comment or a line break, so the output has the input's lines
+// and comments whatever the rewrite. (A line break inside a removed literal
+// stays a line break, spliced in a directive.)
+std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
+    std::string out;
+    const auto splices = [&](std::uint32_t from, std::uint32_t to) {
+        for (std::uint32_t p = from; p < to; ++p) {
+            if (s_[p] != '\\') continue;
+            const std::uint32_t len = s_[p + 1] == '\n'                          ? 2
+                                      : (s_[p + 1] == '\r' && s_[p + 2] == '\n') ? 3
+                                                                                 : 0;
+            if (len != 0 && p + len <= to) {
+                out.append(s_.data() + p, len);
+                p += len - 1;
+            }
+        }
+    };
+    const Tok* t = std::lower_bound(toks_, toks_ + ntok_, b,
+                                    [](const Tok& x, std::uint32_t v) { return x.begin < v; });
+    std::uint32_t pos = b;
+    for (; t < toks_ + ntok_ && t->begin < e; ++t) {
+        splices(pos, t->begin);
+        const std::string_view w = t->text(s_);
+        if (t->kind == TokenKind::Comment || t->kind == TokenKind::Newline) {
+            out += w;
+        } else {
+            for (const char c : w) {
+                if (c == '\n') out += (t->flags & kInDirective) != 0 ? "\\\n" : "\n";
+            }
+        }
+        pos = t->end;
+    }
+    splices(pos, e);
+    return out;
+}
+
 Result Rewriter::run(const OutputBuffer* output) {
     for (const int i : scan_.decls) note_declaration(i);
     scan_loops();
@@ -1140,17 +1308,32 @@ Result Rewriter::run(const OutputBuffer* output) {
     sort_nearly_sorted(edits_, [](const Edit& a, const Edit& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
     });
+    // The edits applied: in order, none overlapping the one before (the first
+    // one wins), each keeping the comments and line breaks of what it removes.
+    std::size_t n = 0;
+    std::uint32_t cursor = 0;
+    for (Edit e : edits_) {
+        CASS_CHECK(e.begin <= e.end && e.end <= s_.size());
+        if (e.begin < cursor || e.end < e.begin || e.end > s_.size()) continue;
+        const char* from = s_.data() + e.begin;
+        const std::size_t len = e.end - e.begin;
+        if (len != 0 &&
+            (std::memchr(from, '/', len) != nullptr || std::memchr(from, '\n', len) != nullptr)) {
+            std::string keep = kept(e.begin, e.end);
+            if (!keep.empty()) {
+                owned_.push_back(std::string(e.text) + keep);
+                e.text = owned_.back();
+            }
+        }
+        edits_[n++] = e;
+        cursor = e.end;
+    }
+    edits_.resize(n);
     Result r;
     // Two passes: the size of the output, then the bytes, copied straight in
     // (into the caller's buffer when it gives one: a Python bytes object, say).
-    std::size_t size = 0;
-    std::uint32_t cursor = 0;
-    for (const Edit& e : edits_) {
-        if (e.begin < cursor) continue;  // overlapping edit: the first one wins
-        size += (e.begin - cursor) + e.text.size();
-        cursor = e.end;
-    }
-    size += s_.size() - cursor;
+    std::size_t size = s_.size();
+    for (const Edit& e : edits_) size = size - (e.end - e.begin) + e.text.size();
     char* out = nullptr;
     if (output != nullptr) {
         out = (*output)(size);
@@ -1158,14 +1341,17 @@ Result Rewriter::run(const OutputBuffer* output) {
         r.text.resize(size);
         out = r.text.data();
     }
+    if (o_.record_edits) r.edits.reserve(edits_.size());
+    char* const start = out;
     cursor = 0;
     for (const Edit& e : edits_) {
-        if (e.begin < cursor) continue;
         std::memcpy(out, s_.data() + cursor, e.begin - cursor);
         out += e.begin - cursor;
+        const auto at = static_cast<std::uint64_t>(out - start);
         std::memcpy(out, e.text.data(), e.text.size());
         out += e.text.size();
         cursor = e.end;
+        if (o_.record_edits) r.edits.push_back(Replacement{e.begin, e.end, at, at + e.text.size()});
     }
     std::memcpy(out, s_.data() + cursor, s_.size() - cursor);
     finish_positions();

@@ -2,6 +2,7 @@
 // application, rewrites, includes) and hazards.cpp (warp-size and PTX scanners).
 #pragma once
 
+#include <array>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -15,6 +16,14 @@
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
 #include "scanner.hpp"
+
+// An internal invariant. Builds without NDEBUG (the core tests, the fuzzer)
+// trap where it breaks, to find the bug; release builds recover where it is checked.
+#ifdef NDEBUG
+#define CASS_CHECK(cond) static_cast<void>(0)
+#else
+#define CASS_CHECK(cond) ((cond) ? static_cast<void>(0) : __builtin_trap())
+#endif
 
 namespace cass::detail {
 
@@ -51,6 +60,16 @@ struct Loop {
     bool literal_lanes;  // the header holds a literal 16 or 32
     bool reported;
     bool rewritten = false;  // its bound now reads warpSize
+    int parent = -1;         // the innermost loop around it (loops nest: see scan_loops)
+};
+
+// sizes_by_32's memo for one variable of one function at one depth: its uses
+// are followed in order, once, however many launches read the variable.
+struct Uses {
+    std::size_t next = 0;        // uses looked at so far
+    int first_def = 0x7fffffff;  // first `x = ...` or `T x(...)`
+    int hit_at = 0x7fffffff;     // first use whose value is sized by 32
+    int hit = -1;                // what sizes_by_32 found there
 };
 
 // What a function body says about the lanes it means: whether it reasons in
@@ -126,8 +145,20 @@ public:
         if (y.lanes < 0) y.lanes = mentions_lanes(text(i)) ? 1 : 0;
         return y.lanes != 0;
     }
-    // Arguments of the call whose '(' is at `open`; empty for "()".
+    // Arguments of the call whose '(' is at `open`; empty for "()". An empty
+    // argument ("f(a,)") is {-1, -1}.
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
+    // Whether a directive or a cut-off literal lies in tokens (first, last).
+    [[nodiscard]] bool breaks_between(int first, int last) const;
+    // Whether every bracket in tokens (first, last) pairs with one in there too.
+    [[nodiscard]] bool balanced(int first, int last) const;
+    // Whether render() of tokens [first, last] is all the walk would do to them:
+    // plain renames only (no launch, no rewrite, no hazard).
+    [[nodiscard]] bool renders_alone(int first, int last) const;
+    // Whether the call of `name` whose '(' is at `open` can have its arguments
+    // rewritten: closed, no argument empty, no directive or cut-off literal
+    // inside. If not, says so (the call is then left as it is).
+    bool call_ok(int name, int open, const std::vector<Arg>& args);
     // First significant token of the statement holding `i`.
     [[nodiscard]] int statement_begin(int i) const;
     [[nodiscard]] std::string squeeze(int first, int last) const;  // text without blanks
@@ -155,8 +186,12 @@ public:
     void hazard_texture(int i);
     void hazard_launch(int i);
     // Host code that sizes a launch for 32-lane warps (hazards.cpp).
-    [[nodiscard]] int sizes_by_32(int first, int last, int body, int before, int depth,
-                                  std::vector<int>& seen);
+    [[nodiscard]] int sizes_by_32(int first, int last, int body, int before, int depth);
+    [[nodiscard]] int follow_32(int d, int body, int depth);
+    [[nodiscard]] int assigned_32(int k, int body, int before, int depth, bool* defined);
+    [[nodiscard]] int passed_32(int k, int body, int depth);
+    // Identifier tokens of symbol `sym` in (from, to), as [first, last) into uses_.
+    [[nodiscard]] std::pair<const int*, const int*> uses_of(int sym, int from, int to);
     [[nodiscard]] bool named_32(int i);
     [[nodiscard]] bool warp_function(int body, int depth);
     [[nodiscard]] bool device_function(int body) const;
@@ -201,6 +236,7 @@ private:
     bool in_defined_context(int i) const;
     [[nodiscard]] Value condition(int first) const;
     void count(int family, bool converted);
+    [[nodiscard]] std::string kept(std::uint32_t b, std::uint32_t e) const;
     void finish_positions();
     void walk();
     void report_truncation();
@@ -222,13 +258,26 @@ public:
     std::vector<Loop> loops_;
     std::vector<std::pair<int, int>> bodies_;  // function bodies' braces, once asked
     bool bodies_known_ = false;
+    std::vector<int> body_of_name_;  // symbol -> the body of the function it names, or -1
+    // Every identifier token by symbol (uses_[use_at_[y], use_at_[y + 1]), in order), once asked.
+    std::vector<int> uses_;
+    std::vector<int> use_at_;
+    // sizes_by_32's memos, by depth (0 to 4).
+    using Memo = std::unordered_map<std::uint64_t, int>;
+    std::array<std::unordered_map<std::uint64_t, Uses>, 5> assigned_;  // (symbol, body)
+    std::array<Memo, 5> followed_;                                     // (use, body) -> hit
+    std::array<Memo, 5> passed_;               // (body, parameter) -> hit, -1 or -2
+    std::vector<int> loops_by_end_;            // loops_ indices by body_end, once asked
+    std::size_t loops_done_ = 0;               // loops_by_end_ entries that end before the walk
+    std::unordered_set<int> bad_loop_bodies_;  // bodies with a 32-lane loop behind the walk
+    int semi_from_ = -1;                       // scan_loops: the first ';' at or after semi_from_
+    int semi_at_ = -1;
     std::unordered_map<int, FnLanes> fn_lanes_;
-    std::unordered_map<int, bool> warp_fns_;           // function body -> works per warp
-    std::unordered_map<int, bool> named_32_;           // symbol -> a lane or warp name set to 32
-    std::unordered_map<int, std::vector<int>> calls_;  // symbol -> its `name(` tokens, once asked
-    bool calls_known_ = false;
-    std::unordered_set<int> host_reported_;  // tokens a host-warp-count warning names
-    int runtime_ = -1;                       // family index inline PTX is counted under
+    std::unordered_map<std::int64_t, bool>
+        warp_fns_;                            // function body * 4 + depth -> works per warp
+    std::unordered_map<int, bool> named_32_;  // symbol -> a lane or warp name set to 32
+    std::unordered_set<int> host_reported_;   // tokens a host-warp-count warning names
+    int runtime_ = -1;                        // family index inline PTX is counted under
 
     std::unordered_set<const Entry*> noted_;
     std::unordered_set<std::string_view> once_;  // rules reported once per file
@@ -237,6 +286,7 @@ public:
     std::string_view directive_;
     int define_name_ = -1;
     std::vector<int> regions_{0};
+    std::vector<std::uint8_t> region_open_{1};  // region id -> on regions_ now
     std::vector<Branch> conds_{Branch{}};
     bool dead_ = false;  // the current line is in a provably inactive branch
     int next_region_ = 1;

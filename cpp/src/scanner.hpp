@@ -116,6 +116,9 @@ struct Scan {
     std::vector<int> visit;  // the only tokens the rewriter's walk needs, in order
     std::vector<int> decls;  // identifiers right after an identifier: maybe declarations
     std::vector<int> fors;   // `for` keywords
+    // Directive '#'s and cut-off literals, in order: a call with one of them
+    // between its parentheses is not parsed (its arguments differ by branch, or end early).
+    std::vector<int> breaks;
     int unclosed_brace = -1;
     int unterminated = -1;        // first comment or literal cut off by the end of a line or file
     std::vector<NameSlot> slots;  // the lexer's name table

@@ -30,6 +30,7 @@ enum TokenFlags : std::uint8_t {
     kInDirective = 1U << 0,    // part of a preprocessor directive line
     kDirectiveHash = 1U << 1,  // the '#' that starts a directive
     kUnterminated = 1U << 2,   // comment, string or char literal cut off by EOL or EOF
+    kInGroup = 1U << 3,        // a directive's '#' inside an unclosed (, [ or <<<
 };
 
 struct Token {

@@ -29,12 +29,24 @@ struct Options {
     // Rewrite warp-size hazards into warp-size-agnostic code where that is
     // provably right (off: only report them, as a plain renamer would leave them).
     bool hazard_fixes = true;
+    // Fill Result::edits (for checking what a translation changed: tests, the fuzzer).
+    bool record_edits = false;
+};
+
+// One edit of a translation: input bytes [begin, end) became output bytes
+// [out_begin, out_end). Every other byte is copied unchanged.
+struct Replacement {
+    std::uint32_t begin;
+    std::uint32_t end;
+    std::uint64_t out_begin;
+    std::uint64_t out_end;
 };
 
 struct Result {
     std::string text;
     std::vector<Diagnostic> diagnostics;  // sorted by position
     Stats stats;
+    std::vector<Replacement> edits;  // in order; only with Options::record_edits
 };
 
 // Thread-safe: `table` is only read.

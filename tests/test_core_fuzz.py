@@ -1,0 +1,118 @@
+"""The core's fuzz target and regression fixtures (docs/fuzzing.md).
+
+Every input that once crashed the core, corrupted its output or broke an invariant is
+a file in tests/fixtures/core_regressions; each is checked here from Python under every
+option set, and replayed through the fuzz target, built with clang-15, libFuzzer,
+AddressSanitizer and UndefinedBehaviorSanitizer. A bounded campaign (60 s) runs the
+target on a corpus seeded from the fixtures and the bench programs; any finding fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.build_helpers import CMAKE, NINJA, ROOT, ok, require, run, tool
+from tests.core_invariants import OPTIONS, check_invariants
+
+REGRESSIONS = sorted((ROOT / "tests" / "fixtures" / "core_regressions").glob("*.cu"))
+CLANGXX = tool("clang++-15")
+FUZZER_LIB = next(
+    Path("/usr/lib/llvm-15/lib/clang").glob("*/lib/linux/libclang_rt.fuzzer-x86_64.a"), None
+)
+SEEDS = (
+    "tests/fixtures/programs",
+    "tests/fixtures/wave64",
+    "tests/lit",
+    "bench/programs",
+    "tests/fixtures/core_regressions",
+)
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.stem)
+def test_regression_fixture_keeps_the_invariants(path: Path) -> None:
+    data = path.read_bytes()
+    for options in OPTIONS:
+        check_invariants(data, options)
+
+
+def test_regressions_are_there() -> None:
+    # The first fuzz finding and the generator's soups that crashed the old core.
+    names = {p.stem for p in REGRESSIONS}
+    assert "fuzz-include-inside-launch" in names
+    assert {"soup6-negative-size", "soup40-lost-lines"} <= names
+
+
+def test_malformed_calls_are_kept_with_a_diagnostic() -> None:
+    import cass_build
+    from cass_build.settings import Settings
+
+    source = "__global__ void k(float v) {\n  v += __shfl_down_sync(0xffffffff,);\n}\n"
+    t = cass_build.translate(source, options=Settings(hip_version=(5, 2)))
+    assert "__shfl_down(0xffffffff,)" in t.text  # renamed, arguments as they were
+    assert [d.rule for d in t.diagnostics if d.line == 2] == ["cass-malformed-call"]
+
+
+@pytest.fixture(scope="module")
+def fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fuzz target, its table and its dictionary, built once for this module."""
+    require(cmake=CMAKE, ninja=NINJA, **{"clang++-15": CLANGXX})
+    if FUZZER_LIB is None:
+        pytest.skip("libFuzzer (libclang_rt.fuzzer of clang 15) is not installed")
+    build = tmp_path_factory.mktemp("fuzz-build")
+    configure = [CMAKE, "-S", "cpp", "-B", str(build), "-G", "Ninja"]
+    configure += ["-DCASS_BUILD_FUZZER=ON", f"-DCMAKE_CXX_COMPILER={CLANGXX}"]
+    ok(run(configure, ROOT))
+    ok(run([NINJA, "-C", str(build), "cass_core_fuzz"], ROOT))
+    ok(run([sys.executable, "cpp/fuzz/dump_table.py", str(build)], ROOT))
+    return build / "cass_core_fuzz"
+
+
+def test_fuzz_target_replays_the_regressions(fuzzer: Path) -> None:
+    out = ok(run([str(fuzzer), *map(str, REGRESSIONS)], ROOT, timeout=600))
+    assert out.count("Executed ") == len(REGRESSIONS)
+
+
+def test_fuzz_target_stops_without_its_table(fuzzer: Path, tmp_path: Path) -> None:
+    # A target without its table would pass everything: it stops and says why instead.
+    proc = subprocess.run(
+        [str(fuzzer), str(REGRESSIONS[0])],
+        env={"CASS_FUZZ_TABLE": str(tmp_path / "missing.tsv")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "cannot read the table" in proc.stderr
+
+
+@pytest.mark.slow
+def test_bounded_fuzz_campaign(fuzzer: Path, tmp_path: Path) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for root in SEEDS:
+        for path in sorted((ROOT / root).rglob("*.cu*")):
+            shutil.copy(path, seeds / "_".join(path.relative_to(ROOT).parts))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    argv = [str(fuzzer), "-max_total_time=60", "-max_len=2048", "-timeout=10"]
+    argv += [f"-dict={fuzzer.parent / 'cuda.dict'}", f"-artifact_prefix={tmp_path}/"]
+    proc = run([*argv, str(corpus), str(seeds)], tmp_path, timeout=300)
+    output = proc.stdout + proc.stderr
+    findings = sorted(p.name for p in tmp_path.glob("*-*") if p.is_file())
+    assert proc.returncode == 0 and not findings, (findings, output[-4000:])
+    assert "Done " in output
+
+
+def test_core_unit_tests(tmp_path: Path) -> None:
+    """cpp/tests/core_tests.cpp, built without Python and without NDEBUG (CASS_CHECK traps)."""
+    require(cmake=CMAKE, ninja=NINJA)
+    configure = [CMAKE, "-S", "cpp", "-B", str(tmp_path), "-G", "Ninja"]
+    ok(run([*configure, "-DCASS_BUILD_CORE_TESTS=ON", "-DCMAKE_BUILD_TYPE=Debug"], ROOT))
+    ok(run([NINJA, "-C", str(tmp_path), "cass_core_tests"], ROOT))
+    out = ok(run([str(tmp_path / "cass_core_tests")], ROOT))
+    assert "0 failed" in out
