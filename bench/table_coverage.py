@@ -3,7 +3,9 @@
 The lists are bench/hipify/<family>.tsv: one CUDA name a line, its HIP name and
 the HIP release that added it, transcribed from HIPIFY's documentation tables
 (each file's header names the table and the sections it holds). An empty HIP
-column is a name HIPIFY documents with no HIP counterpart. For every listed
+column is a name HIPIFY documents with no HIP counterpart; "~" is shorthand for
+the CUDA name with its prefix renamed ("cu" to "hip", or as a "# rename: A B"
+line in the file says). For every listed
 name this counts what CASS's tables do with it:
 
 - same: CASS emits HIPIFY's HIP name (of those, gated: only from a HIP release on);
@@ -20,6 +22,7 @@ The report goes to bench/reports/tables.md.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,8 +63,13 @@ class Tally:
 def read_list(path: Path) -> tuple[str, list[Documented]]:
     """The rows of one list and its source line (the first comment)."""
     source = ""
+    rename = ("cu", "hip")  # what "~" in the HIP column stands for; "# rename: A B" changes it
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# rename: "):
+            old, new = line.removeprefix("# rename: ").split()
+            rename = (old, new)
+            continue
         if line.startswith("#"):
             if not source:
                 source = line.lstrip("# ").removeprefix("source: ")
@@ -70,8 +78,8 @@ def read_list(path: Path) -> tuple[str, list[Documented]]:
             continue
         cuda, hip, added = [*line.split("\t"), "", ""][:3]
         cuda, hip = cuda.strip(), hip.strip()
-        if hip == "~":  # the list's shorthand: the CUDA name with "cu" replaced by "hip"
-            hip = "hip" + cuda.removeprefix("cu")
+        if hip == "~":  # the list's shorthand: the CUDA name with its prefix renamed
+            hip = rename[1] + cuda.removeprefix(rename[0])
         rows.append(Documented(cuda, hip, added.strip()))
     return source, rows
 
@@ -126,8 +134,10 @@ def render(tallies: list[Tally]) -> str:
         "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for t in tallies:
+        found = re.search(r"(\w+)\.md", t.source)
+        table = found.group(1) if found else "-"
         lines.append(
-            f"| {t.family} | {t.source} | {t.mapped} | {t.same} ({_pct(t.same, t.mapped)}) "
+            f"| {t.family} | {table} | {t.mapped} | {t.same} ({_pct(t.same, t.mapped)}) "
             f"| {t.gated} | {len(t.differs)} | {len(t.unsupported)} | {len(t.missing)} "
             f"| {t.none_documented} | {t.none_agreed} | {len(t.none_cass_maps)} "
             f"| {len(t.none_missing)} |"
@@ -155,12 +165,40 @@ def render(tallies: list[Tally]) -> str:
             cass = row.hip if row.status != "unsupported" else f"unsupported: {row.note or '-'}"
             lines.append(f"| `{doc.cuda}` | `{doc.hip}` ({doc.added}) | {cass} |")
         lines.append("")
+    extra = [(t.family, d, r) for t in tallies for d, r in t.none_cass_maps]
+    if extra:
+        lines += ["## Names CASS maps that HIPIFY documents without a counterpart", ""]
+        lines += [f"- {fam}: `{d.cuda}` -> `{r.hip}`" for fam, d, r in extra]
+        lines.append("")
     missing = [(t.family, d) for t in tallies for d in t.missing]
     if missing:
         lines += ["## HIPIFY-mapped names CASS has no row for", ""]
         lines += [f"- {fam}: `{d.cuda}` -> `{d.hip}` ({d.added})" for fam, d in missing]
         lines.append("")
+    lines += ["## Sources", ""]
+    lines += [f"- `bench/hipify/{t.family}.tsv`: {t.source}" for t in tallies]
+    lines += ["", _lit_summary()]
     return "\n".join(lines)
+
+
+def _lit_summary() -> str:
+    """How many lit checks tests/lit holds, and how many come from these lists."""
+    lit = ROOT / "tests" / "lit"
+    total = generated = files = 0
+    for path in sorted(lit.glob("*/*.cu")):
+        files += 1
+        n = sum(
+            1
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.lstrip().startswith(("// CHECK:", "// CHECK-NEXT:", "// CHECK-NOT:"))
+        )
+        total += n
+        generated += n if path.name.startswith("hipify_") else 0
+    return (
+        f"The lit suite (`python -m pytest tests/test_lit.py`) has {files} files and {total} "
+        f"CHECK lines; {generated} of them are written by `tests/lit/generate.py` from these "
+        "lists (the expected HIP names are HIPIFY's), the rest by hand."
+    )
 
 
 def main() -> int:

@@ -28,6 +28,8 @@ import importlib.util
 import io
 import re
 import shlex
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -159,7 +161,28 @@ def run_lit(source: Path, tmp_path: Path) -> list[str]:
 
 
 def test_there_are_lit_tests() -> None:
-    assert len(SOURCES) >= 7
+    """Every table family has lit files, and the suite holds at least 3,000 checks."""
+    from cass_build.tables import load_tables
+
+    assert {f.name for f in load_tables()} <= {p.parent.name for p in SOURCES}
+    checks = sum(
+        1
+        for source in SOURCES
+        for line in source.read_text(encoding="utf-8").splitlines()
+        if (m := DIRECTIVE.match(line)) and m.group(1).startswith("CHECK")
+    )
+    assert checks >= 3000, checks
+
+
+def test_generated_lit_files_are_current() -> None:
+    """tests/lit/hipify_*.cu are what tests/lit/generate.py writes from bench/hipify."""
+    proc = subprocess.run(
+        [sys.executable, str(LIT / "generate.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr + "rerun: python tests/lit/generate.py"
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
