@@ -36,6 +36,8 @@ HEADERS = {
     "cublas": ("cublas_v2.h", "hipblas/hipblas.h"),
     "cublaslt": ("cublasLt.h", "hipblaslt/hipblaslt.h"),
     "cudnn": ("cudnn.h", "miopen/miopen.h"),
+    "cufft": ("cufft.h", "hipfft/hipfft.h"),
+    "curand": ("curand.h", "hiprand/hiprand.h"),
 }
 CONTEXTS = {"function": "entry points", "type": "types", "enum": "constants", "macro": "constants"}
 
