@@ -38,6 +38,7 @@ HEADERS = {
     "cudnn": ("cudnn.h", "miopen/miopen.h"),
     "cufft": ("cufft.h", "hipfft/hipfft.h"),
     "curand": ("curand.h", "hiprand/hiprand.h"),
+    "cusolver": ("cusolverDn.h", "hipsolver/hipsolver.h"),
 }
 CONTEXTS = {"function": "entry points", "type": "types", "enum": "constants", "macro": "constants"}
 
