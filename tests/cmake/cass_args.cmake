@@ -3,9 +3,13 @@
 # prints what was parsed or stops with the one-line error the user would see.
 include("${CASS_FUNCTIONS}")
 
+# The first lines of cass_add_library, which -P mode cannot run further (no targets).
 function(show fn)
-  _cass_parse_args(${fn} "STATIC;SHARED;ALLOW_UNVERIFIED" "STRATEGY;VERIFY" "ARCHITECTURES" ${ARGN})
-  message(STATUS "sources=${_cass_SOURCES}|archs=${_cass_ARCHITECTURES}|strategy=${_cass_STRATEGY}|verify=${_cass_VERIFY}|static=${_cass_STATIC}|allow=${_cass_ALLOW_UNVERIFIED}")
+  set(options STATIC SHARED ALLOW_UNVERIFIED)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "STRATEGY;VERIFY" "ARCHITECTURES")
+  _cass_check_args(${fn} "${options};STRATEGY;VERIFY;ARCHITECTURES")
+  list(LENGTH ARG_SOURCES count)
+  message(STATUS "sources=${ARG_SOURCES}|archs=${ARG_ARCHITECTURES}|strategy=${ARG_STRATEGY}|verify=${ARG_VERIFY}|static=${ARG_STATIC}|allow=${ARG_ALLOW_UNVERIFIED}|count=${count}")
 endfunction()
 
 if(CASE STREQUAL "parse")
