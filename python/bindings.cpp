@@ -48,9 +48,9 @@ std::shared_ptr<cass::Table> make_table(
     return std::make_shared<cass::Table>(std::move(entries), std::move(fams));
 }
 
-py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_version, bool ggl,
-                    bool rename_cu_includes, int cuda_arch, int cuda_version, bool hazard_fixes) {
-    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
+// The Options of translate() and translate_edits(), which take the same arguments.
+cass::Options make_options(std::string_view src, int hip_version, bool ggl, bool rename_cu_includes,
+                           int cuda_arch, int cuda_version, bool hazard_fixes) {
     if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
     cass::Options opt;
     opt.hip_version = static_cast<std::uint32_t>(hip_version);
@@ -59,6 +59,14 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
     opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
     opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
     opt.hazard_fixes = hazard_fixes;
+    return opt;
+}
+
+py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_version, bool ggl,
+                    bool rename_cu_includes, int cuda_arch, int cuda_version, bool hazard_fixes) {
+    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
+    cass::Options opt = make_options(src, hip_version, ggl, rename_cu_includes, cuda_arch,
+                                     cuda_version, hazard_fixes);
     cass::Result r;
     {
         py::gil_scoped_release release;
@@ -79,15 +87,9 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
 py::tuple translate_edits(const py::bytes& source, const cass::Table& table, int hip_version,
                           bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version,
                           bool hazard_fixes) {
-    std::string_view src = source;
-    if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
-    cass::Options opt;
-    opt.hip_version = static_cast<std::uint32_t>(hip_version);
-    opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
-    opt.rename_cu_includes = rename_cu_includes;
-    opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
-    opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
-    opt.hazard_fixes = hazard_fixes;
+    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
+    cass::Options opt = make_options(src, hip_version, ggl, rename_cu_includes, cuda_arch,
+                                     cuda_version, hazard_fixes);
     opt.record_edits = true;
     cass::Result r;
     {
