@@ -163,8 +163,8 @@ def _child(kind: str, size: int, path: str, reps: int) -> dict[str, Any]:
     """The best of `reps` translations, in this (fresh) process."""
     import cass_build
     from cass_build import _core
-    from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
     from cass_build.rules import core_table
+    from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
     from cass_build.settings import Settings
 
     settings = Settings()

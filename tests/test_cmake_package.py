@@ -122,7 +122,8 @@ def test_keywords_parse_and_archs_end_where_sources_start(cmake: str) -> None:
         ("unknown_keyword", "cass_add_library: unknown keyword 'STATC' (did you mean STATIC?)"),
         (
             "bad_verify",
-            "cass_add_executable: VERIFY 'sometimes' is not one of auto, none, syntax, compile, run",
+            "cass_add_executable: VERIFY 'sometimes' is not one of"
+            " auto, none, syntax, compile, run",
         ),
         ("missing_value", "cass_add_library: STRATEGY needs a value"),
         ("two_types", "cass_add_library: give at most one of STATIC, SHARED"),

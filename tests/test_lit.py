@@ -43,7 +43,7 @@ DIRECTIVE = re.compile(r"^\s*//\s*(RUN|REQUIRES|CHECK|CHECK-NEXT|CHECK-NOT|DIAG|
 
 
 def _has_hipcc() -> bool:
-    from cass_build.toolchain import find_hip
+    from cass_build.pipeline.toolchain import find_hip
 
     return find_hip() is not None
 
