@@ -4,7 +4,8 @@ Every input that once crashed the core, corrupted its output or broke an invaria
 a file in tests/fixtures/core_regressions; each is checked here from Python under every
 option set, and replayed through the fuzz target, built with clang-15, libFuzzer,
 AddressSanitizer and UndefinedBehaviorSanitizer. A bounded campaign (40,000 runs from
-seed 1) runs the target on a corpus seeded from the fixtures and the bench programs; any finding fails.
+seed 1) runs the target on a corpus seeded from the fixtures and the bench programs;
+any finding fails.
 """
 
 from __future__ import annotations
