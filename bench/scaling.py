@@ -163,15 +163,14 @@ def _child(kind: str, size: int, path: str, reps: int) -> dict[str, Any]:
     """The best of `reps` translations, in this (fresh) process."""
     import cass_build
     from cass_build import _core
-    from cass_build.rules import core_table
+    from cass_build.rules import core_options, core_table
     from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
     from cass_build.settings import Settings
 
     settings = Settings()
     table = core_table()
     cass_build.translate("__global__ void warm() {}\n", options=settings)  # load everything
-    major, minor = settings.resolved_hip_version()
-    args = (major * 100 + minor, False, False, settings.cuda_arch, settings.cuda_version)
+    options = core_options(settings.replace(launch_syntax="chevrons", rename_cu_includes=False))
     data = generate(kind, size)
     text = data.decode()
     base_kb = _rss_kb()
@@ -181,7 +180,7 @@ def _child(kind: str, size: int, path: str, reps: int) -> dict[str, Any]:
         t0 = time.perf_counter()
         if path == "core":
             out, _diags, _counts, _lines = _core.translate_result(
-                data, table, *args, "scaling.cu", Diagnostic, SEVERITIES, _core.Workspace()
+                data, table, options, "scaling.cu", Diagnostic, SEVERITIES, _core.Workspace()
             )
             return time.perf_counter() - t0, len(out)
         result = cass_build.translate(text, path="scaling.cu", options=settings)

@@ -265,35 +265,23 @@ def measure_pipeline(
     return _repeat(reps, nbytes, body, before=out.next)
 
 
-def _core_args(settings: Any, hip: tuple[int, int]) -> tuple[int, bool, bool, int, int]:
-    """The arguments after (source, table) of ``_core.translate``, as ``rules`` passes them."""
-    major, minor = hip
-    return (
-        major * 100 + minor,
-        settings.launch_syntax == "ggl",
-        settings.rename_cu_includes,
-        settings.cuda_arch,
-        settings.cuda_version,
-    )
-
-
 def measure_core(blobs: Sequence[bytes], reps: int) -> Rate:
     """``_core.translate_result`` as ``rules.translate_bytes`` calls it: the C++ core and the
     binding that hands back the output bytes and the ``Diagnostic`` tuples."""
     from cass_build import _core
-    from cass_build.rules import _workspace, core_table
+    from cass_build.rules import _workspace, core_options, core_table
     from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
 
     settings = _settings()
     table = core_table()
-    args = _core_args(settings, settings.resolved_hip_version())
+    options = core_options(settings)
     workspace = _workspace()
 
     def body() -> int:
         diags = 0
         for data in blobs:
             _data, found, _counts, _lines = _core.translate_result(
-                data, table, *args, "<bench>", Diagnostic, SEVERITIES, workspace
+                data, table, options, "<bench>", Diagnostic, SEVERITIES, workspace
             )
             diags += len(found)
         return diags
@@ -467,6 +455,7 @@ def measure_stages(
         _family_count,
         _family_names,
         _workspace,
+        core_options,
         core_table,
     )
     from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
@@ -502,11 +491,11 @@ def measure_stages(
         c2 = clock()
         _ = not data or data.isspace()
         c3 = clock()
-        hip = settings.resolved_hip_version()
+        options = core_options(settings)
         c4 = clock()
         path = str(src)
         out, diagnostics, counts, lines = _core.translate_result(
-            data, table, *_core_args(settings, hip), path, Diagnostic, SEVERITIES, _workspace()
+            data, table, options, path, Diagnostic, SEVERITIES, _workspace()
         )
         c5 = clock()
         family = _family_names()

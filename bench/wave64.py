@@ -56,7 +56,7 @@ def translate_all(out: Path, versions: list[str]) -> None:
     """Rules translations of every program, with and without the hazard fixes, and the
     warp-size diagnostics CASS gives."""
     from cass_build import Settings, _core, translate_file
-    from cass_build.rules import core_table
+    from cass_build.rules import core_options, core_table
     from cass_build.rules.tables import parse_version
 
     diagnostics: dict[str, dict[str, list[str]]] = {}
@@ -66,21 +66,17 @@ def translate_all(out: Path, versions: list[str]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         naive.mkdir(parents=True, exist_ok=True)
         settings = Settings(hip_version=parse_version(version))
-        major, minor = settings.resolved_hip_version()
+        naive_options = _core.Options(
+            hip_version=core_options(settings).hip_version,
+            cuda_arch=settings.cuda_arch,
+            cuda_version=settings.cuda_version,
+            hazard_fixes=False,
+        )
         found = diagnostics.setdefault(version, {})
         for path in sorted(PROGRAMS.glob("*.cu")):
             result = translate_file(path, options=settings)
             (folder / f"{path.stem}.hip").write_bytes(result.data)
-            text = _core.translate(
-                path.read_bytes(),
-                core_table(),
-                major * 100 + minor,
-                False,
-                False,
-                settings.cuda_arch,
-                settings.cuda_version,
-                hazard_fixes=False,
-            )[0]
+            text = _core.translate(path.read_bytes(), core_table(), naive_options)[0]
             (naive / f"{path.stem}.hip").write_bytes(text)
             found[path.stem] = [
                 f"{d.line}:{d.column} {d.severity} {d.rule}"

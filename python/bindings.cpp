@@ -1,13 +1,15 @@
 // pybind11 bindings of the C++ core as cass_build._core.
 //
-// The table crosses once, as plain tuples; translate() takes and returns bytes
+// The table crosses once, as Entry objects; translate() takes and returns bytes
 // and releases the GIL while it works, so a thread pool translates in parallel.
+// cass::Options and cass::Entry are bound as types with named fields, so no
+// caller depends on an argument's position.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cass/lexer.hpp"
@@ -18,55 +20,21 @@ namespace py = pybind11;
 
 namespace {
 
-// (cuda, hip, legacy, note, kind, status, rewrite, match, family, arg, since, alt)
-using RowTuple = std::tuple<std::string, std::string, std::string, std::string, int, int, int, int,
-                            int, int, int, std::string>;
-
 std::shared_ptr<cass::Table> make_table(
-    const std::vector<RowTuple>& rows,
+    std::vector<cass::Entry> entries,
     const std::vector<std::pair<std::string, std::vector<std::string>>>& families) {
-    std::vector<cass::Entry> entries;
-    entries.reserve(rows.size());
-    for (const auto& r : rows) {
-        cass::Entry e;
-        e.cuda = std::get<0>(r);
-        e.hip = std::get<1>(r);
-        e.legacy = std::get<2>(r);
-        e.note = std::get<3>(r);
-        e.kind = static_cast<cass::Kind>(std::get<4>(r));
-        e.status = static_cast<cass::Status>(std::get<5>(r));
-        e.rewrite = static_cast<cass::Rewrite>(std::get<6>(r));
-        e.match = static_cast<cass::Match>(std::get<7>(r));
-        e.family = static_cast<std::uint16_t>(std::get<8>(r));
-        e.arg = static_cast<std::int16_t>(std::get<9>(r));
-        e.since = static_cast<std::uint32_t>(std::get<10>(r));
-        e.alt = std::get<11>(r);
-        entries.push_back(std::move(e));
-    }
     std::vector<cass::Family> fams;
     for (const auto& [name, prefixes] : families) fams.push_back(cass::Family{name, prefixes});
     return std::make_shared<cass::Table>(std::move(entries), std::move(fams));
 }
 
-// The Options of translate() and translate_edits(), which take the same arguments.
-cass::Options make_options(std::string_view src, int hip_version, bool ggl, bool rename_cu_includes,
-                           int cuda_arch, int cuda_version, bool hazard_fixes) {
+void check_size(std::string_view src) {
     if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
-    cass::Options opt;
-    opt.hip_version = static_cast<std::uint32_t>(hip_version);
-    opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
-    opt.rename_cu_includes = rename_cu_includes;
-    opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
-    opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
-    opt.hazard_fixes = hazard_fixes;
-    return opt;
 }
 
-py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_version, bool ggl,
-                    bool rename_cu_includes, int cuda_arch, int cuda_version, bool hazard_fixes) {
+py::tuple translate(const py::bytes& source, const cass::Table& table, const cass::Options& opt) {
     std::string_view src = source;  // borrowed from the bytes object, which outlives the call
-    cass::Options opt = make_options(src, hip_version, ggl, rename_cu_includes, cuda_arch,
-                                     cuda_version, hazard_fixes);
+    check_size(src);
     cass::Result r;
     {
         py::gil_scoped_release release;
@@ -84,12 +52,11 @@ py::tuple translate(const py::bytes& source, const cass::Table& table, int hip_v
 
 // translate() with the edits it made: (text, [(begin, end, out_begin, out_end)]),
 // for tests that check what a translation changed.
-py::tuple translate_edits(const py::bytes& source, const cass::Table& table, int hip_version,
-                          bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version,
-                          bool hazard_fixes) {
+py::tuple translate_edits(const py::bytes& source, const cass::Table& table,
+                          const cass::Options& options) {
     std::string_view src = source;  // borrowed from the bytes object, which outlives the call
-    cass::Options opt = make_options(src, hip_version, ggl, rename_cu_includes, cuda_arch,
-                                     cuda_version, hazard_fixes);
+    check_size(src);
+    cass::Options opt = options;
     opt.record_edits = true;
     cass::Result r;
     {
@@ -116,23 +83,17 @@ PyObject* new_str(const std::string& s) {
 // (index, converted, unconverted). A file can carry hundreds of diagnostics, so
 // they are built here, the way CPython builds instances of tuple subclasses,
 // rather than by a call back into Python for each.
-py::tuple translate_result(const py::bytes& source, const cass::Table& table, int hip_version,
-                           bool ggl, bool rename_cu_includes, int cuda_arch, int cuda_version,
-                           const py::str& path, const py::type& diagnostic_type,
-                           const py::tuple& severities, cass::Workspace* workspace) {
+py::tuple translate_result(const py::bytes& source, const cass::Table& table,
+                           const cass::Options& opt, const py::str& path,
+                           const py::type& diagnostic_type, const py::tuple& severities,
+                           cass::Workspace* workspace) {
     auto* type = reinterpret_cast<PyTypeObject*>(diagnostic_type.ptr());
     if (!PyType_IsSubtype(type, &PyTuple_Type) || type->tp_basicsize != PyTuple_Type.tp_basicsize ||
         type->tp_itemsize != PyTuple_Type.tp_itemsize || severities.size() != 3) {
         throw py::type_error("diagnostic_type must be a NamedTuple class; severities 3 strings");
     }
     std::string_view src = source;  // borrowed from the bytes object, which outlives the call
-    if (src.size() >= 0xFFFFFFF0ULL) throw std::length_error("source too large for CASS (4 GiB)");
-    cass::Options opt;
-    opt.hip_version = static_cast<std::uint32_t>(hip_version);
-    opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
-    opt.rename_cu_includes = rename_cu_includes;
-    opt.cuda_arch = static_cast<std::uint32_t>(cuda_arch);
-    opt.cuda_version = static_cast<std::uint32_t>(cuda_version);
+    check_size(src);
     cass::Result r;
     py::bytes text;
     {
@@ -196,6 +157,86 @@ py::list tokens(const py::bytes& source) {
     return out;
 }
 
+// An enum field of Entry as the int the tables' encoding uses (rules.core_table).
+template <typename E, E cass::Entry::* Field>
+void enum_field(py::class_<cass::Entry>& c, const char* name) {
+    c.def_property(
+        name, [](const cass::Entry& e) { return static_cast<int>(e.*Field); },
+        [](cass::Entry& e, int v) { e.*Field = static_cast<E>(v); });
+}
+
+void bind_types(py::module_& m) {
+    const cass::Options o;  // the defaults
+    py::class_<cass::Options>(m, "Options", "What a translation targets (cass::Options)")
+        .def(py::init([](std::uint32_t hip_version, bool ggl, bool rename_cu_includes,
+                         std::uint32_t cuda_arch, std::uint32_t cuda_version, bool hazard_fixes) {
+                 cass::Options opt;
+                 opt.hip_version = hip_version;
+                 opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
+                 opt.rename_cu_includes = rename_cu_includes;
+                 opt.cuda_arch = cuda_arch;
+                 opt.cuda_version = cuda_version;
+                 opt.hazard_fixes = hazard_fixes;
+                 return opt;
+             }),
+             py::kw_only(), py::arg("hip_version") = o.hip_version, py::arg("ggl") = false,
+             py::arg("rename_cu_includes") = o.rename_cu_includes,
+             py::arg("cuda_arch") = o.cuda_arch, py::arg("cuda_version") = o.cuda_version,
+             py::arg("hazard_fixes") = o.hazard_fixes,
+             "hazard_fixes=False: warp-size hazards reported but not rewritten (a naive "
+             "translation, for the wave64 proof)")
+        .def_readwrite("hip_version", &cass::Options::hip_version)
+        .def_property(
+            "ggl", [](const cass::Options& opt) { return opt.launch == cass::LaunchSyntax::GGL; },
+            [](cass::Options& opt, bool ggl) {
+                opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
+            })
+        .def_readwrite("rename_cu_includes", &cass::Options::rename_cu_includes)
+        .def_readwrite("cuda_arch", &cass::Options::cuda_arch)
+        .def_readwrite("cuda_version", &cass::Options::cuda_version)
+        .def_readwrite("hazard_fixes", &cass::Options::hazard_fixes);
+
+    // Kind, status, rewrite and match are the enums' values (cass/table.hpp).
+    py::class_<cass::Entry> entry(m, "Entry", "One row of the mapping table (cass::Entry)");
+    entry
+        .def(py::init([](std::string cuda, std::string hip, std::string legacy, std::string note,
+                         int kind, int status, int rewrite, int match, std::uint16_t family,
+                         std::int16_t arg, std::uint32_t since, std::string alt) {
+                 cass::Entry e;
+                 e.cuda = std::move(cuda);
+                 e.hip = std::move(hip);
+                 e.legacy = std::move(legacy);
+                 e.note = std::move(note);
+                 e.alt = std::move(alt);
+                 e.kind = static_cast<cass::Kind>(kind);
+                 e.status = static_cast<cass::Status>(status);
+                 e.rewrite = static_cast<cass::Rewrite>(rewrite);
+                 e.match = static_cast<cass::Match>(match);
+                 e.family = family;
+                 e.arg = arg;
+                 e.since = since;
+                 return e;
+             }),
+             // Not keyword-only: core_table builds thousands from its cached rows,
+             // positionally in this order (rules._ENTRY_FIELDS), at a third of the cost.
+             py::arg("cuda"), py::arg("hip"), py::arg("legacy") = "", py::arg("note") = "",
+             py::arg("kind") = 0, py::arg("status") = 0, py::arg("rewrite") = 0,
+             py::arg("match") = 0, py::arg("family") = 0, py::arg("arg") = -1, py::arg("since") = 0,
+             py::arg("alt") = "")
+        .def_readwrite("cuda", &cass::Entry::cuda)
+        .def_readwrite("hip", &cass::Entry::hip)
+        .def_readwrite("legacy", &cass::Entry::legacy)
+        .def_readwrite("note", &cass::Entry::note)
+        .def_readwrite("alt", &cass::Entry::alt)
+        .def_readwrite("family", &cass::Entry::family)
+        .def_readwrite("arg", &cass::Entry::arg)
+        .def_readwrite("since", &cass::Entry::since);
+    enum_field<cass::Kind, &cass::Entry::kind>(entry, "kind");
+    enum_field<cass::Status, &cass::Entry::status>(entry, "status");
+    enum_field<cass::Rewrite, &cass::Entry::rewrite>(entry, "rewrite");
+    enum_field<cass::Match, &cass::Entry::match>(entry, "match");
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -204,23 +245,19 @@ PYBIND11_MODULE(_core, m) {
         m, "Workspace",
         "Buffers one translation leaves for the next; one per thread (see cass::Workspace)")
         .def(py::init<>());
+    bind_types(m);
     py::class_<cass::Table, std::shared_ptr<cass::Table>>(m, "Table")
-        .def(py::init(&make_table), py::arg("rows"), py::arg("families"))
+        .def(py::init(&make_table), py::arg("entries"), py::arg("families"))
         .def("__len__", &cass::Table::size);
-    m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("hip_version"),
-          py::arg("ggl"), py::arg("rename_cu_includes"), py::arg("cuda_arch"),
-          py::arg("cuda_version"), py::arg("hazard_fixes") = true,
-          "hazard_fixes=False: warp-size hazards reported but not rewritten (a naive "
-          "translation, for the wave64 proof)");
+    m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("options"),
+          "(text, [(line, column, severity, rule, message)], [(converted, unconverted)], lines)");
     m.def("translate_edits", &translate_edits, py::arg("source"), py::arg("table"),
-          py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
-          py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("hazard_fixes") = true,
+          py::arg("options"),
           "translate() as (text, [(begin, end, out_begin, out_end)]): the input ranges "
           "replaced and what replaced them");
     m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
-          py::arg("hip_version"), py::arg("ggl"), py::arg("rename_cu_includes"),
-          py::arg("cuda_arch"), py::arg("cuda_version"), py::arg("path"),
-          py::arg("diagnostic_type"), py::arg("severities"), py::arg("workspace") = nullptr,
+          py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
+          py::arg("workspace") = nullptr,
           "translate() with Diagnostic instances and (family, converted, unconverted) stats");
     m.def(
         "tokens", &tokens, py::arg("source"),

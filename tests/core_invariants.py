@@ -21,9 +21,14 @@ class CoreOptions:
     rename_cu_includes: bool = False
 
     def run(self, data: bytes) -> tuple[bytes, list[tuple[int, ...]]]:
-        text, edits = _core.translate_edits(
-            data, core_table(), self.hip_version, self.ggl, self.rename_cu_includes, 700, 12080
+        options = _core.Options(
+            hip_version=self.hip_version,
+            ggl=self.ggl,
+            rename_cu_includes=self.rename_cu_includes,
+            cuda_arch=700,
+            cuda_version=12080,
         )
+        text, edits = _core.translate_edits(data, core_table(), options)
         return bytes(text), [tuple(e) for e in edits]
 
 

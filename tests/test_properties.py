@@ -91,7 +91,8 @@ any_bytes = st.binary(max_size=300)
 
 
 def run(data: bytes, table: object, ggl: bool = False) -> bytes:
-    text, _diags, _stats, _lines = _core.translate(data, table, HIP, ggl, False, 700, 12080)
+    options = _core.Options(hip_version=HIP, ggl=ggl, cuda_arch=700, cuda_version=12080)
+    text, _diags, _stats, _lines = _core.translate(data, table, options)
     return bytes(text)
 
 
@@ -146,3 +147,22 @@ def test_full_table_keeps_every_line_of_any_bytes(data: bytes) -> None:
     removes a line, so compiler errors on the output point at the input's lines."""
     out = run(data, core_table())
     assert out.count(b"\n") == data.count(b"\n")
+
+
+def test_core_rows_build_entries_field_by_field() -> None:
+    """core_table builds Entry objects positionally from the cached rows: each row's
+    values land in the fields _ENTRY_FIELDS names, and Options keeps what it is given."""
+    from cass_build.rules import _ENTRY_FIELDS, _core_input
+
+    rows, _families = _core_input()
+    for row in (rows[0], rows[-1], next(r for r in rows if r[10] or r[11])):
+        entry = _core.Entry(*row)
+        assert tuple(getattr(entry, name) for name in _ENTRY_FIELDS) == tuple(row)
+        assert _core.Entry(**dict(zip(_ENTRY_FIELDS, row, strict=True))).cuda == row[0]
+    options = _core.Options(hip_version=600, ggl=True, cuda_version=11080, hazard_fixes=False)
+    assert (options.hip_version, options.ggl, options.cuda_version) == (600, True, 11080)
+    assert (options.rename_cu_includes, options.cuda_arch, options.hazard_fixes) == (
+        False,
+        700,
+        False,
+    )

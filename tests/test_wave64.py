@@ -141,16 +141,13 @@ def _naive(path: Path, version: tuple[int, int]) -> bytes:
     from cass_build.rules import core_table
 
     settings = Settings(hip_version=version)
-    text, _diags, _stats, _lines = _core.translate(
-        path.read_bytes(),
-        core_table(),
-        version[0] * 100 + version[1],
-        False,
-        False,
-        settings.cuda_arch,
-        settings.cuda_version,
+    options = _core.Options(
+        hip_version=version[0] * 100 + version[1],
+        cuda_arch=settings.cuda_arch,
+        cuda_version=settings.cuda_version,
         hazard_fixes=False,
     )
+    text, _diags, _stats, _lines = _core.translate(path.read_bytes(), core_table(), options)
     return bytes(text)
 
 
