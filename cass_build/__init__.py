@@ -21,6 +21,7 @@ __all__ = [
     "Translation",
     "__version__",
     "get_cmake_dir",
+    "include_dir",
     "translate",
     "translate_file",
 ]
@@ -52,6 +53,14 @@ def get_cmake_dir() -> str:
         return str(found)
     msg = "cass_build has no CMake files here; install it with pip (pip install .) first."
     raise ImportError(msg)
+
+
+def include_dir() -> str:
+    """The directory to put on the include path of every compile of CASS output: its
+    ``cass/`` headers (the logical-warp operations, ...) are what translations include."""
+    from pathlib import Path
+
+    return str(Path(__file__).parent / "include")
 
 
 def __getattr__(name: str) -> Any:
