@@ -53,6 +53,8 @@ class Environment:
     """``Settings.hip_version`` (``6.2``)."""
     launch_syntax: str = ""
     """``Settings.launch_syntax`` (``chevrons`` or ``ggl``)."""
+    warp: str = ""
+    """``Settings.warp`` (``cuda`` or ``native``)."""
     strategy: str = ""
     """``PipelineOptions.strategy``."""
     verify: str = ""
@@ -148,6 +150,10 @@ class Settings:
     cuda_version: int = 12080
     """``CUDART_VERSION`` assumed, picking the code written for that CUDA release."""
 
+    warp: Literal["cuda", "native"] = "cuda"
+    """``cuda``: CUDA's 32-lane warps, kept exact as logical warps on 64-lane AMD wavefronts
+    (docs/warps.md); ``native``: plain HIP warp operations on the target's own wave size."""
+
     rename_cu_includes: bool = False
     """Rewrite quoted ``#include "x.cu"`` to ``"x.hip"`` (set when translating a tree)."""
 
@@ -181,6 +187,11 @@ class Settings:
                 msg = f"CASS_LAUNCH_SYNTAX={env.launch_syntax!r}: expected chevrons or ggl"
                 raise UsageError(msg)
             changes["launch_syntax"] = env.launch_syntax
+        if "warp" not in given and env.warp:
+            if env.warp not in ("cuda", "native"):
+                msg = f"CASS_WARP={env.warp!r}: expected cuda or native"
+                raise UsageError(msg)
+            changes["warp"] = env.warp
         return cls(**{**changes, **given})  # type: ignore[arg-type]
 
     @classmethod

@@ -169,7 +169,8 @@ void bind_types(py::module_& m) {
     const cass::Options o;  // the defaults
     py::class_<cass::Options>(m, "Options", "What a translation targets (cass::Options)")
         .def(py::init([](std::uint32_t hip_version, bool ggl, bool rename_cu_includes,
-                         std::uint32_t cuda_arch, std::uint32_t cuda_version, bool hazard_fixes) {
+                         std::uint32_t cuda_arch, std::uint32_t cuda_version, bool hazard_fixes,
+                         bool logical_warps) {
                  cass::Options opt;
                  opt.hip_version = hip_version;
                  opt.launch = ggl ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
@@ -177,12 +178,13 @@ void bind_types(py::module_& m) {
                  opt.cuda_arch = cuda_arch;
                  opt.cuda_version = cuda_version;
                  opt.hazard_fixes = hazard_fixes;
+                 opt.logical_warps = logical_warps;
                  return opt;
              }),
              py::kw_only(), py::arg("hip_version") = o.hip_version, py::arg("ggl") = false,
              py::arg("rename_cu_includes") = o.rename_cu_includes,
              py::arg("cuda_arch") = o.cuda_arch, py::arg("cuda_version") = o.cuda_version,
-             py::arg("hazard_fixes") = o.hazard_fixes,
+             py::arg("hazard_fixes") = o.hazard_fixes, py::arg("logical_warps") = o.logical_warps,
              "hazard_fixes=False: warp-size hazards reported but not rewritten (a naive "
              "translation, for the wave64 proof)")
         .def_readwrite("hip_version", &cass::Options::hip_version)
@@ -194,7 +196,8 @@ void bind_types(py::module_& m) {
         .def_readwrite("rename_cu_includes", &cass::Options::rename_cu_includes)
         .def_readwrite("cuda_arch", &cass::Options::cuda_arch)
         .def_readwrite("cuda_version", &cass::Options::cuda_version)
-        .def_readwrite("hazard_fixes", &cass::Options::hazard_fixes);
+        .def_readwrite("hazard_fixes", &cass::Options::hazard_fixes)
+        .def_readwrite("logical_warps", &cass::Options::logical_warps);
 
     // Kind, status, rewrite and match are the enums' values (cass/table.hpp).
     py::class_<cass::Entry> entry(m, "Entry", "One row of the mapping table (cass::Entry)");

@@ -126,12 +126,13 @@ def core_options(settings: Settings) -> Any:
         settings.rename_cu_includes,
         settings.cuda_arch,
         settings.cuda_version,
+        settings.warp,
     )
     found = _OPTIONS.get(key)
     if found is None:
         from .. import _core
 
-        (major, minor), launch, rename, arch, version = key
+        (major, minor), launch, rename, arch, version, warp = key
         if len(_OPTIONS) >= 256:  # a long-lived process: keep it bounded
             _OPTIONS.clear()
         found = _OPTIONS[key] = _core.Options(
@@ -140,6 +141,7 @@ def core_options(settings: Settings) -> Any:
             rename_cu_includes=rename,
             cuda_arch=arch,
             cuda_version=version,
+            logical_warps=warp == "cuda",
         )
     return found
 

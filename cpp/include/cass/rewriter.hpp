@@ -29,6 +29,9 @@ struct Options {
     // Rewrite warp-size hazards into warp-size-agnostic code where that is
     // provably right (off: only report them, as a plain renamer would leave them).
     bool hazard_fixes = true;
+    // CUDA's 32-lane warps as logical warps on every wave size (`--warp cuda`): warp
+    // operations go through <cass/warp.h>. Off (`--warp native`): plain HIP operations.
+    bool logical_warps = true;
     // Fill Result::edits (for checking what a translation changed: tests, the fuzzer).
     bool record_edits = false;
 };
