@@ -58,6 +58,20 @@ def test_malformed_calls_are_kept_with_a_diagnostic() -> None:
     assert [d.rule for d in t.diagnostics if d.line == 2] == ["cass-malformed-call"]
 
 
+def test_launch_whose_kernel_spans_an_open_call_is_kept() -> None:
+    # "Table<float ... T>" would be the kernel of the last launch: it holds the '(' of an
+    # unclosed call and another launch, so GGL's closing ')' would pair with that '('.
+    import cass_build
+    from cass_build.settings import Settings
+
+    source = "void h() {\n  Table<float\n  k<<<g, b>>>(k<<<g, b>>>(x) =\n  T><<<1, 32>>>(a);\n}\n"
+    t = cass_build.translate(source, options=Settings(launch_syntax="ggl"))
+    assert "T><<<1, 32>>>(a);" in t.text
+    assert "hipLaunchKernelGGL(k, g, b, 0, 0, x)" in t.text
+    assert [(d.line, d.rule) for d in t.diagnostics] == [(4, "cass-launch-syntax")]
+    assert cass_build.translate(t.text, options=Settings(launch_syntax="ggl")).text == t.text
+
+
 @pytest.fixture(scope="module")
 def fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fuzz target, its table and its dictionary, built once for this module."""
