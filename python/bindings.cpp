@@ -6,12 +6,21 @@
 // caller depends on an argument's position.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "batch.hpp"
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
 #include "cass/table.hpp"
@@ -77,39 +86,9 @@ PyObject* new_str(const std::string& s) {
     return o;
 }
 
-// translate(), with the diagnostics built as instances of `diagnostic_type`
-// (cass_build.diagnostics.Diagnostic: path, line, column, severity, rule,
-// message) and only the families with references in the stats, as
-// (index, converted, unconverted). A file can carry hundreds of diagnostics, so
-// they are built here, the way CPython builds instances of tuple subclasses,
-// rather than by a call back into Python for each.
-py::tuple translate_result(const py::bytes& source, const cass::Table& table,
-                           const cass::Options& opt, const py::str& path,
-                           const py::type& diagnostic_type, const py::tuple& severities,
-                           cass::Workspace* workspace) {
-    auto* type = reinterpret_cast<PyTypeObject*>(diagnostic_type.ptr());
-    if (!PyType_IsSubtype(type, &PyTuple_Type) || type->tp_basicsize != PyTuple_Type.tp_basicsize ||
-        type->tp_itemsize != PyTuple_Type.tp_itemsize || severities.size() != 3) {
-        throw py::type_error("diagnostic_type must be a NamedTuple class; severities 3 strings");
-    }
-    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
-    check_size(src);
-    cass::Result r;
-    py::bytes text;
-    {
-        py::gil_scoped_release release;
-        // The output goes straight into the bytes object returned, allocated
-        // (with the GIL) once its size is known.
-        const cass::OutputBuffer output = [&text](std::size_t size) {
-            py::gil_scoped_acquire acquire;
-            text = py::reinterpret_steal<py::bytes>(
-                PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size)));
-            if (!text) throw py::error_already_set();
-            return PyBytes_AS_STRING(text.ptr());
-        };
-        r = workspace != nullptr ? cass::translate(src, table, opt, output, *workspace)
-                                 : cass::translate(src, table, opt, output);
-    }
+// The Diagnostic instances of `r` (see translate_result).
+py::list diagnostics(const cass::Result& r, const py::str& path, PyTypeObject* type,
+                     const py::tuple& severities) {
     py::list diags(r.diagnostics.size());
     std::vector<std::pair<std::string, py::object>> rules;  // "inline-ptx" -> "cass-inline-ptx"
     for (std::size_t k = 0; k < r.diagnostics.size(); ++k) {
@@ -138,6 +117,11 @@ py::tuple translate_result(const py::bytes& source, const cass::Table& table,
         PyObject_GC_UnTrack(t);
         PyList_SET_ITEM(diags.ptr(), static_cast<Py_ssize_t>(k), t);
     }
+    return diags;
+}
+
+// The (family, converted, unconverted) of the families with references.
+py::list family_counts(const cass::Result& r) {
     py::list fams;
     for (std::size_t f = 0; f < r.stats.families.size(); ++f) {
         const cass::FamilyStats& c = r.stats.families[f];
@@ -145,7 +129,49 @@ py::tuple translate_result(const py::bytes& source, const cass::Table& table,
             fams.append(py::make_tuple(f, c.converted, c.unconverted));
         }
     }
-    return py::make_tuple(std::move(text), std::move(diags), std::move(fams), r.stats.lines);
+    return fams;
+}
+
+PyTypeObject* diagnostic_class(const py::type& diagnostic_type, const py::tuple& severities) {
+    auto* type = reinterpret_cast<PyTypeObject*>(diagnostic_type.ptr());
+    if (!PyType_IsSubtype(type, &PyTuple_Type) || type->tp_basicsize != PyTuple_Type.tp_basicsize ||
+        type->tp_itemsize != PyTuple_Type.tp_itemsize || severities.size() != 3) {
+        throw py::type_error("diagnostic_type must be a NamedTuple class; severities 3 strings");
+    }
+    return type;
+}
+
+// translate(), with the diagnostics built as instances of `diagnostic_type`
+// (cass_build.diagnostics.Diagnostic: path, line, column, severity, rule,
+// message) and only the families with references in the stats, as
+// (index, converted, unconverted). A file can carry hundreds of diagnostics, so
+// they are built here, the way CPython builds instances of tuple subclasses,
+// rather than by a call back into Python for each.
+py::tuple translate_result(const py::bytes& source, const cass::Table& table,
+                           const cass::Options& opt, const py::str& path,
+                           const py::type& diagnostic_type, const py::tuple& severities,
+                           cass::Workspace* workspace) {
+    PyTypeObject* type = diagnostic_class(diagnostic_type, severities);
+    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
+    check_size(src);
+    cass::Result r;
+    py::bytes text;
+    {
+        py::gil_scoped_release release;
+        // The output goes straight into the bytes object returned, allocated
+        // (with the GIL) once its size is known.
+        const cass::OutputBuffer output = [&text](std::size_t size) {
+            py::gil_scoped_acquire acquire;
+            text = py::reinterpret_steal<py::bytes>(
+                PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size)));
+            if (!text) throw py::error_already_set();
+            return PyBytes_AS_STRING(text.ptr());
+        };
+        r = workspace != nullptr ? cass::translate(src, table, opt, output, *workspace)
+                                 : cass::translate(src, table, opt, output);
+    }
+    py::list diags = diagnostics(r, path, type, severities);
+    return py::make_tuple(std::move(text), std::move(diags), family_counts(r), r.stats.lines);
 }
 
 py::list tokens(const py::bytes& source) {
@@ -155,6 +181,161 @@ py::list tokens(const py::bytes& source) {
         out.append(py::make_tuple(t.begin, t.end, static_cast<int>(t.kind), t.flags));
     }
     return out;
+}
+
+// A str as the bytes the OS sees (os.fsencode).
+std::string fs_bytes(const py::handle& path) {
+    PyObject* b = PyUnicode_EncodeFSDefault(path.ptr());
+    if (b == nullptr) throw py::error_already_set();
+    std::string out(PyBytes_AS_STRING(b), static_cast<std::size_t>(PyBytes_GET_SIZE(b)));
+    Py_DECREF(b);
+    return out;
+}
+
+// fn(index, workspace) for every index below n, on up to `threads` threads (the
+// caller's among them), each with its own Workspace.
+template <typename Fn>
+void parallel(std::size_t n, int threads, Fn fn) {
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        cass::Workspace workspace;
+        for (std::size_t i = next++; i < n; i = next++) fn(i, workspace);
+    };
+    const std::size_t total =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < total; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+}
+
+struct FileJob {
+    std::string path;
+    bool runtime = false;
+    bool ok = false;
+    bool blank = false;
+    std::size_t size = 0;
+    std::string text;
+    cass::Result result;
+    std::vector<std::pair<std::string, bool>> includes;
+    double seconds = 0;
+};
+
+// Many sources read and translated on C++ threads, the GIL released (the directory
+// path of cass translate). For each path: None where Python must do that file
+// itself (see batch.hpp), else (text, diagnostics, family counts, lines, size,
+// blank, [(include name, quoted)], seconds).
+py::list translate_files(const py::list& paths, const std::vector<bool>& runtime,
+                         const cass::Table& table, const cass::Options& opt, std::size_t max_bytes,
+                         int threads, const py::type& diagnostic_type,
+                         const py::tuple& severities) {
+    PyTypeObject* type = diagnostic_class(diagnostic_type, severities);
+    const std::size_t n = paths.size();
+    if (runtime.size() != n) throw py::value_error("paths and runtime differ in length");
+    std::vector<FileJob> jobs(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        jobs[i].path = fs_bytes(paths[i]);
+        jobs[i].runtime = runtime[i];
+    }
+    {
+        py::gil_scoped_release release;
+        parallel(n, threads, [&](std::size_t i, cass::Workspace& workspace) {
+            FileJob& job = jobs[i];
+            const auto start = std::chrono::steady_clock::now();
+            std::string src;
+            if (!cass_batch::read_source(job.path, max_bytes, &src) ||
+                src.size() >= 0xFFFFFFF0ULL) {
+                return;
+            }
+            job.size = src.size();
+            job.blank = std::all_of(src.begin(), src.end(), [](char c) {
+                return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' ||
+                       c == '\x0c';
+            });
+            try {
+                job.includes = cass_batch::include_directives(src);
+                std::string& out = job.text;
+                job.result = cass::translate(
+                    src, table, opt,
+                    [&out](std::size_t size) {
+                        out.resize(size);
+                        return out.data();
+                    },
+                    workspace);
+                if (job.runtime) cass_batch::implicit_runtime(&out);
+            } catch (const std::exception&) {
+                return;  // Python translates it again, and reports what went wrong
+            }
+            job.seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            job.ok = true;
+        });
+    }
+    py::list out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        FileJob& job = jobs[i];
+        py::object item = py::none();
+        if (job.ok) {
+            py::list includes;
+            for (const auto& [name, quoted] : job.includes) {
+                includes.append(py::make_tuple(py::bytes(name), quoted));
+            }
+            const py::str path = py::reinterpret_borrow<py::str>(paths[i]);
+            item =
+                py::make_tuple(py::bytes(job.text), diagnostics(job.result, path, type, severities),
+                               family_counts(job.result), job.result.stats.lines, job.size,
+                               job.blank, std::move(includes), job.seconds);
+        }
+        PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), item.release().ptr());
+        job = FileJob{};  // frees the file's memory as its result is made
+    }
+    return out;
+}
+
+// _files.write_if_changed for many outputs on C++ threads: for each, 1 unchanged,
+// 0 written, 2 not done (Python writes it: an error, a symlink, an input).
+std::vector<int> write_files(const py::list& targets, const py::list& datas, const py::list& inputs,
+                             int threads) {
+    const std::size_t n = targets.size();
+    if (datas.size() != n) throw py::value_error("targets and datas differ in length");
+    std::vector<py::bytes> held;  // kept alive while the GIL is released
+    std::vector<std::string_view> views;
+    std::vector<std::string> names(n);
+    std::vector<std::size_t> dir_of(n);
+    std::vector<std::string> dir_paths;
+    std::unordered_map<std::string, std::size_t> dir_index;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!PyBytes_Check(datas[i].ptr())) throw py::type_error("datas must be bytes");
+        held.push_back(py::reinterpret_borrow<py::bytes>(datas[i]));
+        views.emplace_back(PyBytes_AS_STRING(held.back().ptr()),
+                           static_cast<std::size_t>(PyBytes_GET_SIZE(held.back().ptr())));
+        const std::string target = fs_bytes(targets[i]);
+        const std::size_t slash = target.find_last_of('/');  // as Path.parent, Path.name
+        std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : target.substr(0, slash);
+        names[i] = slash == std::string::npos ? target : target.substr(slash + 1);
+        const auto [it, added] = dir_index.emplace(dir, dir_paths.size());
+        if (added) dir_paths.push_back(std::move(dir));
+        dir_of[i] = it->second;
+    }
+    std::unordered_set<std::string> input_set;
+    for (const py::handle& p : inputs) input_set.insert(fs_bytes(p));
+    std::vector<int> status(n, 2);
+    {
+        py::gil_scoped_release release;
+        std::vector<cass_batch::Directory> dirs;
+        dirs.reserve(dir_paths.size());
+        for (const std::string& d : dir_paths) dirs.push_back(cass_batch::open_directory(d));
+        parallel(n, threads, [&](std::size_t i, cass::Workspace&) {
+            status[i] =
+                cass_batch::write_if_changed(dirs[dir_of[i]], names[i], views[i], input_set);
+        });
+        for (const cass_batch::Directory& d : dirs) {
+            if (d.fd >= 0) close(d.fd);
+        }
+    }
+    return status;
 }
 
 // An enum field of Entry as the int the tables' encoding uses (rules.core_table).
@@ -262,6 +443,15 @@ PYBIND11_MODULE(_core, m) {
           py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
           py::arg("workspace") = nullptr,
           "translate() with Diagnostic instances and (family, converted, unconverted) stats");
+    m.def("translate_files", &translate_files, py::arg("paths"), py::arg("runtime"),
+          py::arg("table"), py::arg("options"), py::arg("max_bytes"), py::arg("threads"),
+          py::arg("diagnostic_type"), py::arg("severities"),
+          "Read and translate many files on C++ threads: per path None (Python does it) or "
+          "(text, diagnostics, families, lines, size, blank, includes, seconds)");
+    m.def("write_files", &write_files, py::arg("targets"), py::arg("datas"), py::arg("inputs"),
+          py::arg("threads"),
+          "write_if_changed for many outputs on C++ threads: 0 written, 1 unchanged, 2 not "
+          "done (the caller writes it)");
     m.def(
         "tokens", &tokens, py::arg("source"),
         "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");

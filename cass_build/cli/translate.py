@@ -13,9 +13,13 @@ from ..errors import CassError, UsageError, VerificationError
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, format_error
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from ..pipeline import PipelineOptions, Result
     from ..rules.stats import Stats
     from ..settings import Settings
+
+    _Writer = Callable[[Path, bytes, frozenset[Path]], object]
 
 __all__ = ["add_parser", "run"]
 
@@ -268,13 +272,22 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     for problem in args.tree_problems:  # entries of the tree that could not be read
         failures += 1
         progress.write(f"cass: error: {problem}\n")
-    from .parallel import ordered_map
+    from .tree_batch import Batch, lean
 
-    if fast and jobs > 1:
-        from ..rules import core_table
+    batch = None
+    if lean(options, tree):  # the core reads, translates and writes the tree at once
+        batch = Batch([p for p, _ in pairs], options, jobs)
+        batch.plan([t for _, t in pairs], inputs)
+        results: Iterable[Result | CassError] = batch.results
+    else:
+        from .parallel import ordered_map
 
-        core_table()  # built once, before the workers fork
-    results = ordered_map(one, pairs, jobs, processes=fast)
+        if fast and jobs > 1:
+            from ..rules import core_table
+
+            core_table()  # built once, before the workers fork
+        results = ordered_map(one, pairs, jobs, processes=fast)
+    write = batch.write if batch is not None else write_if_changed
     for (source, target), result in zip(pairs, results, strict=True):
         progress.advance(str(source))
         if isinstance(result, CassError):
@@ -299,7 +312,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
                 sys.stdout.buffer.write(result.data)
                 sys.stdout.flush()
             else:
-                _write_outputs(result, target, inputs)
+                _write_outputs(result, target, inputs, write)
                 if args.object is not None and result.object_data is not None:
                     # Unchanged bytes keep their timestamp: nothing links again.
                     write_if_changed(args.object, result.object_data, inputs)
@@ -357,12 +370,10 @@ def _failure_report(source: str, exc: CassError) -> dict[str, object]:
     return entry
 
 
-def _write_outputs(result: Result, target: Path, inputs: frozenset[Path]) -> None:
-    from ..pipeline import write_if_changed
-
-    write_if_changed(target, result.data, inputs)
+def _write_outputs(result: Result, target: Path, inputs: frozenset[Path], write: _Writer) -> None:
+    write(target, result.data, inputs)
     for header, data in result.headers.items():
-        write_if_changed(header, data, inputs)
+        write(header, data, inputs)
 
 
 def _levels_summary(reports: list[dict[str, object]]) -> str:

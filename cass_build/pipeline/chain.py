@@ -465,7 +465,12 @@ def _run_chain(job: _Job) -> Result:
 
 
 def _skip_reason(job: _Job, strategy: Strategy) -> str | None:
-    if job.auto and job.level == "none" and strategy.name == "model":
+    return skip_reason(job.auto, job.level, strategy)
+
+
+def skip_reason(auto: bool, level: str, strategy: Strategy) -> str | None:
+    """Why the chain passes ``strategy`` over at ``level``, or None (it runs)."""
+    if auto and level == "none" and strategy.name == "model":
         # A learned translation is trusted only once it is checked; unchecked, the
         # deterministic rules win (asked first: finding the model costs per file).
         return "verification is off: auto uses the model only when it can be verified"

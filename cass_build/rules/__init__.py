@@ -204,6 +204,10 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
         SEVERITIES,
         _workspace(),
     )
+    return RuleResult(data, diagnostics, Stats(family_counts(counts), lines, len(source)))
+
+
+def family_counts(counts: list[tuple[int, int, int]]) -> dict[str, FamilyCount]:
+    """The core's (family index, converted, unconverted) as Stats.families."""
     names = _family_names()
-    families = {names[i]: _family_count(conv, unconv) for i, conv, unconv in counts}
-    return RuleResult(data, diagnostics, Stats(families, lines, len(source)))
+    return {names[i]: _family_count(conv, unconv) for i, conv, unconv in counts}

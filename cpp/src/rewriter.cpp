@@ -910,12 +910,14 @@ void Rewriter::on_launch(int i) {
     const std::vector<Arg> config = call_args(i);
     const std::vector<Arg> call = call_args(paren);
     const auto empty = [](const Arg& a) { return a.first < 0; };
-    // The kernel expression must pair its own brackets and hold no launch: a '<'
-    // found far back can make it swallow another launch or an unclosed '(', and
-    // the ')' that GGL adds after it would then close that '(' on the next pass.
+    // The kernel expression must pair its own brackets and hold no launch, in either
+    // spelling: a '<' found far back can make it swallow an unclosed '(' (which the
+    // ')' GGL adds would close on the next pass) or another launch (which, once that
+    // launch is rewritten, no longer reads as one: the next pass would decide anew).
     bool kernel_ok = balanced(start - 1, last + 1);
     for (int k = start; kernel_ok && k <= last; ++k) {
-        kernel_ok = toks_[k].kind != TokenKind::LaunchOpen;
+        kernel_ok = toks_[k].kind != TokenKind::LaunchOpen &&
+                    !(is_ident(k) && text(k) == "hipLaunchKernelGGL");
     }
     if (!kernel_ok || breaks_between(start, match(paren)) || !balanced(i, close) ||
         !balanced(paren, match(paren)) || config.size() > 4 ||

@@ -1,0 +1,281 @@
+// See batch.hpp. Each function mirrors a Python function named there, on its
+// common path only; where they could differ, this side says "not done".
+#include "batch.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace cass_batch {
+
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// Python's bytes.strip() whitespace.
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\x0b' || c == '\x0c';
+}
+
+bool read_all(int fd, std::string* out) {
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        if (n == 0) return true;
+        out->append(buf, static_cast<std::size_t>(n));
+    }
+}
+
+bool write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+        const ssize_t n = write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+bool is_dir(const std::string& path) {
+    struct stat st{};
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Path.mkdir(parents=True, exist_ok=True).
+bool make_dirs(const std::string& path) {
+    if (mkdir(path.c_str(), 0777) == 0) return true;
+    if (errno == ENOENT) {
+        const std::size_t slash = path.find_last_of('/');
+        if (slash == std::string::npos || slash == 0) return false;
+        if (!make_dirs(path.substr(0, slash))) return false;
+        if (mkdir(path.c_str(), 0777) == 0) return true;
+    }
+    return is_dir(path);
+}
+
+// The first line of `s` that starts with blanks, '#', blanks, "include", blanks and
+// one of '<' '"', followed by a name that `rest` accepts: its offset, or npos.
+template <typename Rest>
+std::size_t first_include_line(std::string_view s, Rest rest) {
+    std::size_t line = 0;
+    while (line <= s.size()) {
+        std::size_t q = line;
+        while (q < s.size() && is_blank(s[q])) ++q;
+        if (q < s.size() && s[q] == '#') {
+            ++q;
+            while (q < s.size() && is_blank(s[q])) ++q;
+            if (s.substr(q, 7) == "include") {
+                q += 7;
+                while (q < s.size() && is_blank(s[q])) ++q;
+                if (q < s.size() && (s[q] == '<' || s[q] == '"') && rest(s.substr(q + 1))) {
+                    return line;
+                }
+            }
+        }
+        const std::size_t nl = s.find('\n', line);
+        if (nl == std::string_view::npos) break;
+        line = nl + 1;
+    }
+    return std::string_view::npos;
+}
+
+bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::atomic<unsigned long long> counter{0};
+
+}  // namespace
+
+bool valid_utf8(std::string_view s) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const unsigned char* end = p + s.size();
+    while (p < end) {
+        if (end - p >= 8) {  // ASCII, eight bytes at a time
+            std::uint64_t w;
+            std::memcpy(&w, p, 8);
+            if ((w & 0x8080808080808080ULL) == 0) {
+                p += 8;
+                continue;
+            }
+        }
+        const unsigned char c = *p;
+        if (c < 0x80) {
+            ++p;
+            continue;
+        }
+        const auto cont = [&](std::ptrdiff_t k, unsigned char lo, unsigned char hi) {
+            return end - p > k && p[k] >= lo && p[k] <= hi;
+        };
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (!cont(1, 0x80, 0xBF)) return false;
+            p += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            const unsigned char lo = c == 0xE0 ? 0xA0 : 0x80;
+            const unsigned char hi = c == 0xED ? 0x9F : 0xBF;  // no surrogates
+            if (!cont(1, lo, hi) || !cont(2, 0x80, 0xBF)) return false;
+            p += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            const unsigned char lo = c == 0xF0 ? 0x90 : 0x80;
+            const unsigned char hi = c == 0xF4 ? 0x8F : 0xBF;  // nothing past U+10FFFF
+            if (!cont(1, lo, hi) || !cont(2, 0x80, 0xBF) || !cont(3, 0x80, 0xBF)) return false;
+            p += 4;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool read_source(const std::string& path, std::size_t max_bytes, std::string* out) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st{};
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+              static_cast<std::uint64_t>(st.st_size) <= max_bytes;
+    if (ok) {
+        // One read when the file has the size fstat saw, as _files._read_all.
+        const auto size = static_cast<std::size_t>(st.st_size);
+        out->resize(size + 1);
+        ssize_t n;
+        do {
+            n = read(fd, out->data(), size + 1);
+        } while (n < 0 && errno == EINTR);
+        ok = n >= 0;
+        if (ok) {
+            out->resize(static_cast<std::size_t>(n));
+            if (static_cast<std::size_t>(n) != size) ok = read_all(fd, out);
+        }
+    }
+    close(fd);
+    return ok && out->size() <= max_bytes && std::memchr(out->data(), 0, out->size()) == nullptr &&
+           valid_utf8(*out);
+}
+
+std::vector<std::pair<std::string, bool>> include_directives(std::string_view s) {
+    // #[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>), searched left to right, kept
+    // where only blanks precede the '#' on its line.
+    std::vector<std::pair<std::string, bool>> found;
+    std::size_t pos = 0;
+    while (pos < s.size()) {
+        const std::size_t hash = s.find('#', pos);
+        if (hash == std::string_view::npos) break;
+        std::size_t q = hash + 1;
+        while (q < s.size() && is_blank(s[q])) ++q;
+        std::size_t end = std::string_view::npos;
+        if (s.substr(q, 7) == "include") {
+            q += 7;
+            while (q < s.size() && is_blank(s[q])) ++q;
+            if (q < s.size() && (s[q] == '"' || s[q] == '<')) {
+                const char close = s[q] == '"' ? '"' : '>';
+                std::size_t e = q + 1;
+                while (e < s.size() && s[e] != close && s[e] != '\n') ++e;
+                if (e < s.size() && s[e] == close && e > q + 1) end = e;
+            }
+        }
+        if (end == std::string_view::npos) {
+            pos = hash + 1;
+            continue;
+        }
+        const std::size_t nl = s.rfind('\n', hash);
+        const std::size_t line = nl == std::string_view::npos ? 0 : nl + 1;
+        bool alone = true;
+        for (std::size_t k = line; k < hash && alone; ++k) alone = is_blank(s[k]);
+        if (alone) found.emplace_back(std::string(s.substr(q + 1, end - q - 1)), s[q] == '"');
+        pos = end + 1;
+    }
+    return found;
+}
+
+void implicit_runtime(std::string* hip) {
+    const std::string_view s = *hip;
+    bool blank = true;
+    for (const char c : s) {
+        if (!is_space(c)) {
+            blank = false;
+            break;
+        }
+    }
+    if (blank) return;
+    // ^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime(_api)?\.h[>"]   (re.M)
+    const std::size_t runtime = first_include_line(s, [](std::string_view r) {
+        if (!starts(r, "hip/hip_runtime")) return false;
+        r.remove_prefix(15);
+        if (starts(r, "_api.h") && r.size() > 6 && (r[6] == '>' || r[6] == '"')) return true;
+        return starts(r, ".h") && r.size() > 2 && (r[2] == '>' || r[2] == '"');
+    });
+    // ^[ \t]*#[ \t]*include[ \t]*[<"](hip|hipcub|hiprand|hipfft)/   (re.M)
+    const std::size_t first_hip = first_include_line(s, [](std::string_view r) {
+        return starts(r, "hip/") || starts(r, "hipcub/") || starts(r, "hiprand/") ||
+               starts(r, "hipfft/");
+    });
+    if (runtime != std::string_view::npos &&
+        (first_hip == std::string_view::npos || first_hip >= runtime)) {
+        return;
+    }
+    static constexpr std::string_view kBom = "\xef\xbb\xbf";
+    const std::size_t at = starts(s, kBom) ? kBom.size() : 0;
+    hip->insert(at, "#include <hip/hip_runtime.h>\n#line 1\n");
+}
+
+Directory open_directory(const std::string& path) {
+    Directory d;
+    const int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    d.fd = open(path.c_str(), flags);
+    if (d.fd < 0 && errno == ENOENT && make_dirs(path)) d.fd = open(path.c_str(), flags);
+    if (d.fd < 0) return d;
+    char buf[4096];
+    const std::string link = "/proc/self/fd/" + std::to_string(d.fd);
+    const ssize_t n = readlink(link.c_str(), buf, sizeof buf);
+    if (n > 0 && static_cast<std::size_t>(n) < sizeof buf) d.real.assign(buf, buf + n);
+    return d;
+}
+
+int write_if_changed(const Directory& dir, const std::string& name, std::string_view data,
+                     const std::unordered_set<std::string>& inputs) {
+    if (dir.fd < 0 || name.empty() || name == "." || name == "..") return 2;
+    // Unchanged bytes keep their file (and its timestamp).
+    const int old_fd = openat(dir.fd, name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (old_fd >= 0) {
+        struct stat st{};
+        std::string old;
+        const bool same = fstat(old_fd, &st) == 0 &&
+                          static_cast<std::size_t>(st.st_size) == data.size() &&
+                          read_all(old_fd, &old) && old == data;
+        close(old_fd);
+        if (same) return 1;
+    }
+    struct stat old{};
+    bool replacing = true;
+    if (fstatat(dir.fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno != ENOENT) return 2;
+        replacing = false;
+    }
+    if (replacing && S_ISLNK(old.st_mode)) return 2;  // resolved the long way, in Python
+    if (!inputs.empty()) {
+        if (dir.real.empty() || dir.real[0] != '/') return 2;
+        const std::string full = dir.real == "/" ? "/" + name : dir.real + "/" + name;
+        if (inputs.count(full) != 0) return 2;  // Python refuses it, with its message
+    }
+    // A name no Python writer uses (theirs count without the 'b'), so no collision.
+    const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".b" +
+                            std::to_string(counter.fetch_add(1)) + ".tmp";
+    const int fd =
+        openat(dir.fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // umask
+    if (fd < 0) return 2;
+    bool ok = write_all(fd, data);
+    if (ok && replacing) ok = fchmod(fd, old.st_mode & 07777) == 0;  // keeps its mode
+    ok = close(fd) == 0 && ok;
+    ok = ok && renameat(dir.fd, tmp.c_str(), dir.fd, name.c_str()) == 0;
+    if (!ok) {
+        unlinkat(dir.fd, tmp.c_str(), 0);
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace cass_batch

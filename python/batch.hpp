@@ -1,0 +1,51 @@
+// The file work of a batch translation (cass translate DIR --verify none), done on
+// C++ threads without the GIL: reading a source, the include directives it names,
+// nvcc's implicit runtime include, and writing an output only when it changed.
+//
+// Each function does only the common case. Anything unusual (a read or write error,
+// a file too big, binary or not UTF-8, a symlinked output, an output that is an
+// input) is answered "not done", with nothing changed, so that the Python code
+// (cass_build._files) does that file itself, with its own checks and messages.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace cass_batch {
+
+// A source's bytes when it is a regular file of at most `max_bytes` bytes of UTF-8
+// text without NUL bytes (cass_build._files.read_source); false otherwise.
+bool read_source(const std::string& path, std::size_t max_bytes, std::string* out);
+
+// Python's strict UTF-8 decoder's verdict (no surrogates, no overlong forms).
+bool valid_utf8(std::string_view s);
+
+// The (name, quoted) of every #include directive the regular expression of
+// cass_build.pipeline.includes finds, in order.
+std::vector<std::pair<std::string, bool>> include_directives(std::string_view text);
+
+// cass_build.pipeline.strategies.implicit_runtime for a .cu file: the output with
+// "#include <hip/hip_runtime.h>\n#line 1\n" in front where it needs one.
+void implicit_runtime(std::string* hip);
+
+// One output directory, opened once for all the files written into it.
+struct Directory {
+    int fd = -1;       // O_PATH, or -1: its files go to Python
+    std::string real;  // its real path, from the kernel ("" when unknown)
+};
+
+// Opens `path` (creating it and its parents where missing, as Path.mkdir does).
+Directory open_directory(const std::string& path);
+
+// write_if_changed's fast path in `dir`: 1 when the file already holds `data`,
+// 0 when it was written (a temporary file renamed into place), 2 when it was not
+// done (the caller writes it), with nothing left behind.
+int write_if_changed(const Directory& dir, const std::string& name, std::string_view data,
+                     const std::unordered_set<std::string>& inputs);
+
+}  // namespace cass_batch
