@@ -44,14 +44,17 @@ def _too_big(path: str, size: int, max_bytes: int) -> InputError:
     return InputError(msg, hint="split the file, or raise the limit with --max-bytes")
 
 
-def check_source(data: bytes, path: str, max_bytes: int) -> str:
-    """Return ``data`` decoded, or raise InputError saying what is wrong with it."""
+def check_source(data: bytes, path: str, max_bytes: int, *, decoded: bool = False) -> str:
+    """Return ``data`` decoded, or raise InputError saying what is wrong with it.
+    ``decoded``: the bytes are a str's strict encoding, so valid UTF-8; returns ''."""
     if len(data) > max_bytes:
         raise _too_big(path, len(data), max_bytes)
     nul = data.find(b"\0")
     if nul >= 0:
         msg = f"{path}: binary file (NUL byte at offset {nul}); CASS translates CUDA source text"
         raise InputError(msg, hint="pass the .cu/.cuh source, not an object file or archive")
+    if decoded:
+        return ""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

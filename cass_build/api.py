@@ -68,6 +68,16 @@ def translate(
     settings = options or Settings.from_env()
     name = path or "<string>"
     try:
+        # Text that encodes strictly is UTF-8 by construction: only its size and NUL
+        # bytes need checking, not a decode of the whole of it again (the cost that grew
+        # fastest with the input's size).
+        data = source.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    else:
+        check_source(data, name, settings.max_bytes, decoded=True)
+        return _finish(data, name, settings)
+    try:
         data = source.encode("utf-8", errors="surrogateescape")
     except UnicodeEncodeError as exc:  # a lone surrogate that no byte decodes to
         start = source.rfind("\n", 0, exc.start) + 1

@@ -29,6 +29,14 @@ bool valid_utf8(std::string_view s);
 // cass_build.pipeline.includes finds, in order.
 std::vector<std::pair<std::string, bool>> include_directives(std::string_view text);
 
+// chain.real_path: the file's real directory joined with its name, or the file's
+// real path when it is a symlink; "" when that cannot be told (Python then asks).
+std::string real_path(const std::string& path);
+
+// includes._resolve for a quoted name in the directory `here` alone: the real path of
+// here/name when that is a file, "" when it is not, "?" when Python must decide.
+std::string resolve_here(const std::string& here, const std::string& name);
+
 // cass_build.pipeline.strategies.implicit_runtime for a .cu file: the output with
 // "#include <hip/hip_runtime.h>\n#line 1\n" in front where it needs one.
 void implicit_runtime(std::string* hip);

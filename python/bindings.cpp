@@ -218,13 +218,23 @@ struct FileJob {
     std::string text;
     cass::Result result;
     std::vector<std::pair<std::string, bool>> includes;
+    std::vector<std::string> resolved;  // per include: a real path, "" none, "?" ask Python
+    std::string real;                   // "" when Python must find it
     double seconds = 0;
 };
+
+// A new reference to a str decoded from a path's bytes (os.fsdecode).
+PyObject* new_path(const std::string& s) {
+    PyObject* o = PyUnicode_DecodeFSDefaultAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+    if (o == nullptr) throw py::error_already_set();
+    return o;
+}
 
 // Many sources read and translated on C++ threads, the GIL released (the directory
 // path of cass translate). For each path: None where Python must do that file
 // itself (see batch.hpp), else (text, diagnostics, family counts, lines, size,
-// blank, [(include name, quoted)], seconds).
+// blank, [(include name, quoted, its real path or "" when not beside the file or None
+// when Python must look)], seconds, the file's real path or None).
 py::list translate_files(const py::list& paths, const std::vector<bool>& runtime,
                          const cass::Table& table, const cass::Options& opt, std::size_t max_bytes,
                          int threads, const py::type& diagnostic_type,
@@ -254,6 +264,15 @@ py::list translate_files(const py::list& paths, const std::vector<bool>& runtime
             });
             try {
                 job.includes = cass_batch::include_directives(src);
+                job.real = cass_batch::real_path(job.path);
+                const std::size_t slash = job.real.find_last_of('/');
+                const std::string here =
+                    slash == std::string::npos ? "" : job.real.substr(0, slash == 0 ? 1 : slash);
+                for (const auto& [name, quoted] : job.includes) {
+                    job.resolved.push_back(quoted && !here.empty()
+                                               ? cass_batch::resolve_here(here, name)
+                                               : std::string("?"));
+                }
                 std::string& out = job.text;
                 job.result = cass::translate(
                     src, table, opt,
@@ -277,14 +296,21 @@ py::list translate_files(const py::list& paths, const std::vector<bool>& runtime
         py::object item = py::none();
         if (job.ok) {
             py::list includes;
-            for (const auto& [name, quoted] : job.includes) {
-                includes.append(py::make_tuple(py::bytes(name), quoted));
+            for (std::size_t k = 0; k < job.includes.size(); ++k) {
+                const std::string& r = job.resolved[k];
+                py::object where = r == "?" ? py::none()
+                                            : py::reinterpret_steal<py::object>(new_path(r));
+                includes.append(
+                    py::make_tuple(py::bytes(job.includes[k].first), job.includes[k].second, where));
             }
+            py::object real = job.real.empty()
+                                  ? py::none()
+                                  : py::reinterpret_steal<py::object>(new_path(job.real));
             const py::str path = py::reinterpret_borrow<py::str>(paths[i]);
             item =
                 py::make_tuple(py::bytes(job.text), diagnostics(job.result, path, type, severities),
                                family_counts(job.result), job.result.stats.lines, job.size,
-                               job.blank, std::move(includes), job.seconds);
+                               job.blank, std::move(includes), job.seconds, real);
         }
         PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), item.release().ptr());
         job = FileJob{};  // frees the file's memory as its result is made
@@ -447,7 +473,7 @@ PYBIND11_MODULE(_core, m) {
           py::arg("table"), py::arg("options"), py::arg("max_bytes"), py::arg("threads"),
           py::arg("diagnostic_type"), py::arg("severities"),
           "Read and translate many files on C++ threads: per path None (Python does it) or "
-          "(text, diagnostics, families, lines, size, blank, includes, seconds)");
+          "(text, diagnostics, families, lines, size, blank, includes, seconds, real path)");
     m.def("write_files", &write_files, py::arg("targets"), py::arg("datas"), py::arg("inputs"),
           py::arg("threads"),
           "write_if_changed for many outputs on C++ threads: 0 written, 1 unchanged, 2 not "

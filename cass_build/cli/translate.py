@@ -168,10 +168,17 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
         pairs = []
         # Paths as the user spelled them, so diagnostics read like a compiler's.
         files, args.tree_problems = tree_sources(dirs[0], TREE_SUFFIXES)
+        prefix = str(dirs[0]).rstrip("/") + "/"
         for path in files:
-            rel = path.relative_to(dirs[0])
-            if rel.suffix == ".cu":
-                rel = rel.with_suffix(".hip")
+            spelled = str(path)
+            if not spelled.startswith(prefix):  # e.g. a tree named "."
+                spelled = prefix + str(path.relative_to(dirs[0]))
+            # The relative path as a string: thousands of relative_to and with_suffix
+            # calls cost more than the rest of listing the tree.
+            rel = spelled[len(prefix) :]
+            name = rel[rel.rfind("/") + 1 :]
+            if name.endswith(".cu") and len(name) > 3:  # Path.suffix == ".cu"
+                rel = rel[:-3] + ".hip"
             pairs.append((path, args.out_dir / rel))
         return pairs, True
     if args.output is not None:
@@ -250,8 +257,6 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
             raise ToolchainError(msg, hint=install_hint())
     from ..pipeline import real_path, rules_first
 
-    inputs = frozenset(real_path(p) for p, _ in pairs)
-
     # Verification off with the rules first: the per-file work is Python, so it goes to
     # processes (see parallel.py).
     fast = options.verify == "none" and not options.want_object and rules_first(options)
@@ -277,11 +282,13 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     batch = None
     if lean(options, tree):  # the core reads, translates and writes the tree at once
         batch = Batch([p for p, _ in pairs], options, jobs)
+        inputs = batch.inputs
         batch.plan([t for _, t in pairs], inputs)
         results: Iterable[Result | CassError] = batch.results
     else:
         from .parallel import ordered_map
 
+        inputs = frozenset(real_path(p) for p, _ in pairs)
         if fast and jobs > 1:
             from ..rules import core_table
 

@@ -31,6 +31,10 @@ from ..rules.stats import Stats
 
 __all__ = ["Batch", "lean"]
 
+_Include = tuple[bytes, bool, str | None]
+"""An #include line's name, whether quoted, and where the core found it: its real path,
+'' (not beside the including file) or None (not looked for)."""
+
 _EMPTY = "empty source file; nothing to do"
 
 
@@ -72,17 +76,22 @@ class Batch:
             SEVERITIES,
         )
         # The core's translation of each file, by its real path, for its includers.
-        self._texts: dict[Path, tuple[bytes, list[tuple[bytes, bool]], str]] = {}
+        self._texts: dict[Path, tuple[bytes, list[_Include], str]] = {}
         self._resolved: dict[tuple[Path, str, bool], Path | None] = {}
-        self._directives: dict[Path, list[tuple[bytes, bool]] | None] = {}
+        self._paths: dict[str, Path] = {}
+        self._directives: dict[Path, list[_Include] | None] = {}
         self._targets: dict[Path, Path | None] = {}
         self._header_data: dict[Path, bytes] = {}
         from ..pipeline import real_path
 
-        reals = [real_path(p) for p in sources]
-        for real, source, item in zip(reals, sources, found, strict=True):
+        reals = []
+        for source, item in zip(sources, found, strict=True):
+            real = real_path(source) if item is None or item[8] is None else Path(item[8])
+            reals.append(real)
             if item is not None:
                 self._texts.setdefault(real, (item[0], item[6], source.suffix))
+        self.inputs = frozenset(reals)
+        """The real paths of the sources: outputs never replace them."""
         self.results: list[Result | CassError] = []
         for source, real, item in zip(sources, reals, found, strict=True):
             self.results.append(self._result(source, real, item))
@@ -98,7 +107,7 @@ class Batch:
                 return translate_file(source, self.options)
             except CassError as exc:
                 return exc
-        text, diagnostics, counts, lines, size, blank, includes, seconds = item
+        text, diagnostics, counts, lines, size, blank, includes, seconds, _ = item
         assert isinstance(text, bytes) and isinstance(diagnostics, list)
         assert isinstance(size, int) and isinstance(seconds, float)
         assert isinstance(lines, int) and isinstance(includes, list)
@@ -127,22 +136,30 @@ class Batch:
             seconds=seconds,
         )
 
-    def _local_includes(self, origin: Path, includes: list[tuple[bytes, bool]]) -> list[Path]:
+    def _local_includes(self, origin: Path, includes: list[_Include]) -> list[Path]:
         """``includes.local_includes`` of a source, minus the headers that cannot be read
         (``chain._plan`` drops those), with what was resolved and read kept for the next."""
         dirs = [d.resolve() for d in self.options.include_dirs]
         seen: dict[Path, None] = {}
-        pending: list[tuple[Path, list[tuple[bytes, bool]]]] = [(origin, includes)]
+        pending: list[tuple[Path, list[_Include]]] = [(origin, includes)]
         while pending:
             path, directives = pending.pop()
-            for raw, quoted in directives:
+            for raw, quoted, beside in directives:
                 if not quoted and not dirs:
                     continue
                 try:
                     name = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     continue
-                found = self._resolve(name, path.parent, quoted, dirs)
+                found: Path | None
+                if beside:  # the core found it beside the file
+                    found = self._paths.get(beside)
+                    if found is None:
+                        found = self._paths[beside] = Path(beside)
+                elif beside is None or dirs:
+                    found = self._resolve(name, path.parent, quoted, dirs)
+                else:
+                    found = None  # not beside the file, and nowhere else to look
                 if found is None or found in seen or found == origin:
                     continue
                 seen[found] = None
@@ -159,12 +176,12 @@ class Batch:
             self._resolved[key] = _resolve(name, here, quoted, dirs)
         return self._resolved[key]
 
-    def _header_directives(self, header: Path) -> list[tuple[bytes, bool]] | None:
+    def _header_directives(self, header: Path) -> list[_Include] | None:
         """A header's include lines, or None when it cannot be read."""
         if header in self._directives:
             return self._directives[header]
         known = self._texts.get(header)
-        listed: list[tuple[bytes, bool]] | None
+        listed: list[_Include] | None
         if known is not None:
             listed = known[1]
         else:
@@ -174,7 +191,7 @@ class Batch:
                 listed = None
             else:
                 self._header_data[header] = data
-                listed = [(q, True) if q else (a, False) for q, a in _directives(data)]
+                listed = [(q, True, None) if q else (a, False, None) for q, a in _directives(data)]
         self._directives[header] = listed
         return listed
 

@@ -28,24 +28,30 @@ def tree_sources(root: Path, suffixes: Collection[str]) -> tuple[list[Path], lis
                         "its files were not translated")  # fmt: skip
 
     # Symlinked directories are not followed (as rglob does): a link loop cannot recur.
+    # Names are strings until the end: a tree has thousands, and each Path costs.
+    found: list[tuple[list[str], str]] = []
     for top, dirs, names in os.walk(root, onerror=unlistable):
         dirs.sort()
         for name in names:
-            path = Path(top, name)
-            if path.suffix not in suffixes:
+            dot = name.rfind(".")
+            if not 0 < dot < len(name) - 1 or name[dot:] not in suffixes:  # Path.suffix
                 continue
+            joined = os.path.join(top, name)  # noqa: PTH118
             try:
-                mode = path.stat().st_mode
+                mode = os.stat(joined).st_mode
             except FileNotFoundError:
+                path = Path(joined)
                 problems.append(f"{path}: dangling symlink (its target is missing); not translated")
                 continue
             except OSError as exc:
+                path = Path(joined)
                 problems.append(f"{path}: cannot read ({exc.strerror or exc}); not translated")
                 continue
             if not stat.S_ISREG(mode):
-                problems.append(f"{path}: not a regular file; not translated")
+                problems.append(f"{Path(joined)}: not a regular file; not translated")
                 continue
-            files.append(path)
-    files.sort()
+            found.append((joined.split("/"), joined))
+    # Sorted as Paths sort (by their parts), without making a Path for each comparison.
+    found.sort(key=lambda item: [p for p in item[0] if p not in ("", ".")])
     problems.sort()
-    return files, problems
+    return [Path(joined) for _, joined in found], problems

@@ -87,6 +87,7 @@ class Result(Translation):
 
     def report(self) -> dict[str, Any]:
         """This result as one entry of the JSON run report."""
+        severities = [d.severity for d in self.diagnostics]  # one pass, counted in C
         return {
             "file": self.path,
             "strategy": self.strategy,
@@ -94,9 +95,9 @@ class Result(Translation):
             "verified": self.verified,
             "cached": self.cached,
             "seconds": round(self.seconds, 4),
-            "errors": self.errors,
-            "warnings": self.warnings,
-            "notes": sum(d.severity == "note" for d in self.diagnostics),
+            "errors": severities.count("error"),
+            "warnings": severities.count("warning"),
+            "notes": severities.count("note"),
             "evidence": [e.as_dict() for e in self.evidence],
             "attempts": [a.as_dict() for a in self.attempts],
         }

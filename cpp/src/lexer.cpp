@@ -180,6 +180,7 @@ public:
         const std::size_t want = n_ / 2 + 16;
         if (cap_ < want) {
             out_.toks.reset(new Tok[want]);  // left uninitialized: every token is written whole
+            detail::advise_huge(out_.toks.get(), want * sizeof(Tok));
             cap_ = want;
         }
         out_.ntoks = 0;

@@ -66,6 +66,7 @@ Rewriter::Rewriter(std::string_view src, const Table& table, const Options& opti
     if (mem_.padded_cap < src.size() + kPadding) {
         mem_.padded.reset(new char[src.size() + kPadding]);
         mem_.padded_cap = src.size() + kPadding;
+        detail::advise_huge(mem_.padded.get(), mem_.padded_cap);
     }
     std::memcpy(mem_.padded.get(), src.data(), src.size());
     std::memset(mem_.padded.get() + src.size(), 0, kPadding);
