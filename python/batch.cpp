@@ -236,11 +236,13 @@ std::string real(const std::string& path) {
 }  // namespace
 
 std::string real_path(const std::string& path) {
-    struct stat st {};
+    struct stat st{};
     if (lstat(path.c_str(), &st) != 0) return {};
     if (S_ISLNK(st.st_mode)) return real(path);
     const std::size_t slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string dir = slash == std::string::npos ? "."
+                            : slash == 0               ? "/"
+                                                       : path.substr(0, slash);
     const std::string r = real(dir);
     if (r.empty()) return {};
     return (r == "/" ? "" : r) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
@@ -249,13 +251,13 @@ std::string real_path(const std::string& path) {
 std::string resolve_here(const std::string& here, const std::string& name) {
     // Path(here) / name drops a trailing '/' and "." parts and squeezes "//": names
     // with those are left to Python, as is anything realpath cannot answer.
-    if (name.empty() || name.back() == '/' || name.find("//") != std::string::npos ||
-        name == "." || name.find("/./") != std::string::npos || name.compare(0, 2, "./") == 0 ||
+    if (name.empty() || name.back() == '/' || name.find("//") != std::string::npos || name == "." ||
+        name.find("/./") != std::string::npos || name.compare(0, 2, "./") == 0 ||
         (name.size() >= 2 && name.compare(name.size() - 2, 2, "/.") == 0)) {
         return "?";
     }
     const std::string candidate = name[0] == '/' ? name : here + "/" + name;
-    struct stat st {};
+    struct stat st{};
     if (stat(candidate.c_str(), &st) != 0) return errno == ENOENT || errno == ENOTDIR ? "" : "?";
     if (!S_ISREG(st.st_mode)) return "";
     const std::string r = real(candidate);

@@ -298,10 +298,10 @@ py::list translate_files(const py::list& paths, const std::vector<bool>& runtime
             py::list includes;
             for (std::size_t k = 0; k < job.includes.size(); ++k) {
                 const std::string& r = job.resolved[k];
-                py::object where = r == "?" ? py::none()
-                                            : py::reinterpret_steal<py::object>(new_path(r));
-                includes.append(
-                    py::make_tuple(py::bytes(job.includes[k].first), job.includes[k].second, where));
+                py::object where =
+                    r == "?" ? py::none() : py::reinterpret_steal<py::object>(new_path(r));
+                includes.append(py::make_tuple(py::bytes(job.includes[k].first),
+                                               job.includes[k].second, where));
             }
             py::object real = job.real.empty()
                                   ? py::none()

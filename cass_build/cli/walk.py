@@ -19,7 +19,6 @@ __all__ = ["tree_sources"]
 def tree_sources(root: Path, suffixes: Collection[str]) -> tuple[list[Path], list[str]]:
     """The files under ``root`` with one of ``suffixes``, sorted, as ``root / rel`` paths
     (spelled as the user spelled ``root``), and the problems met, sorted."""
-    files: list[Path] = []
     problems: list[str] = []
 
     def unlistable(exc: OSError) -> None:
@@ -38,7 +37,7 @@ def tree_sources(root: Path, suffixes: Collection[str]) -> tuple[list[Path], lis
                 continue
             joined = os.path.join(top, name)  # noqa: PTH118
             try:
-                mode = os.stat(joined).st_mode
+                mode = os.stat(joined).st_mode  # noqa: PTH116 - a string, no Path yet
             except FileNotFoundError:
                 path = Path(joined)
                 problems.append(f"{path}: dangling symlink (its target is missing); not translated")
