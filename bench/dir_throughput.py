@@ -245,10 +245,11 @@ def main(argv: list[str] | None = None) -> int:
         "What bounds it: the target is 100 MB/s. A cold run of the current code spends "
         f"{per_file:.0f} us of CPU per file, of which the core's translation is "
         f"{core_file:.0f} us; "
-        "the rest is the interpreter's start and imports, listing the tree, reading each file, "
-        "its include scan, one atomic write (a temporary file and a rename) per output, "
-        "diagnostics and the JSON report, plus the workers' fork and the results' trip "
-        "back. At that cost per file, 100 MB/s on this tree needs "
+        "the rest is the interpreter's start and imports, listing the tree, reading each file "
+        "and its include scan, one atomic write (a temporary file and a rename) per output "
+        "(the reads, translations and writes on the core's threads: cli/tree_batch.py), and "
+        "in Python each file's result, diagnostics and JSON report entry. "
+        "At that cost per file, 100 MB/s on this tree needs "
         f"{per_file * len(info.files) / 1e6 / (info.bytes / 1e6 / 100):.1f} idle cores; "
         f"this machine has {os.cpu_count()}, shared with other jobs.",
         "",
