@@ -150,3 +150,86 @@ def test_tree_run_refuses_an_output_that_is_an_input(tmp_path: Path) -> None:
     assert "out/api.cpp: refusing to overwrite an input file" in done.stderr
     assert (src / "api.cpp").read_bytes() == before
     assert (out / "a.hip").is_file()  # the rest of the tree is still written
+
+
+@pytest.mark.parametrize("spelled", ["tree", "./tree", "abs"])
+def test_tree_listing_sorts_as_paths_do(
+    tmp_path: Path, spelled: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Built from strings now; the order must still be Path order (by parts: "a/b" before
+    # "a-b/x"), and a tree spelled "./tree" gives paths spelled "tree/...".
+    from cass_build.cli.walk import tree_sources
+
+    root = tmp_path / "tree"
+    for rel in ("a/b.cu", "a-b/x.cu", "a.b/y.cu", "a0.cu", "a/c/d.cuh", ".cu", "z.txt", "A.cu"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("\n")
+    monkeypatch.chdir(tmp_path)
+    given = root if spelled == "abs" else Path(spelled)
+    files, problems = tree_sources(given, (".cu", ".cuh"))
+    expected = sorted(Path(top, n) for top, _, names in os.walk(given) for n in names)
+    assert files == [p for p in expected if p.suffix in (".cu", ".cuh")]
+    assert [str(p.relative_to(given)) for p in files][:3] == ["A.cu", "a/b.cu", "a/c/d.cuh"]
+    assert problems == []
+
+
+RUNTIME_CASES = [
+    b"#include <hip/hip_runtime.h>\n" + KERNEL,
+    b'  #  include   "hip/hip_runtime_api.h"\n' + KERNEL,
+    b"#include <hip/hip_runtime.hh>\n" + KERNEL,
+    b"#include <hipcub/hipcub.hpp>\n#include <hip/hip_runtime.h>\n" + KERNEL,
+    b"#include <hip/hip_runtime.h>\n#include <hipfft/hipfft.h>\n" + KERNEL,
+    b"#include <hiprand/hiprand.h>\r\n" + KERNEL,
+    b"x; #include <hip/hip_runtime.h>\n" + KERNEL,
+    b"\xef\xbb\xbf#include <hip/hip_runtime.h>\n" + KERNEL,
+    b"\xef\xbb\xbf" + KERNEL,
+    b" \t\n\x0b\x0c\r\n",
+    b"#include <cuda_runtime.h>\n#include <cub/cub.cuh>\n" + KERNEL,
+    b'#include "a.h" // #include "b.h"\n#include <hip/hip_runtime.h>',
+]
+
+
+def test_core_runtime_include_is_implicit_runtimes(tmp_path: Path) -> None:
+    # python/batch.cpp's implicit_runtime against strategies.implicit_runtime.
+    from cass_build.pipeline.strategies import RulesStrategy
+
+    settings = Settings(rename_cu_includes=True)
+    paths = []
+    for k, data in enumerate(RUNTIME_CASES):
+        for suffix in (".cu", ".cuh"):
+            path = tmp_path / f"case{k}{suffix}"
+            path.write_bytes(data)
+            paths.append(path)
+    found = _core.translate_files(
+        [str(p) for p in paths], [p.suffix == ".cu" for p in paths], core_table(),
+        core_options(settings), 1 << 20, 2, Diagnostic, SEVERITIES,
+    )  # fmt: skip
+    for path, item in zip(paths, found, strict=True):
+        want = RulesStrategy().translate(path, path.read_bytes(), settings).data
+        assert item is not None and item[0] == want, path.read_bytes()
+
+
+INCLUDE_CASES = [
+    b'#include "a.h"\n#include <b.h>\n',
+    b'  #  include\t"c d.h"  \n\t#include<e/f.h>\n',
+    b'x #include "no.h"\n/* #include "comment.h" */\n',
+    b'#include ""\n#include "unclosed\n#include "x"y"\n',
+    b'#include "a#include "b.h"\n#include <>\n#include <p>q>\n',
+    b'#  define X\n#includes "s.h"\n#include "t.h',
+    b'\r#include "cr.h"\n#include "\xc3\xa9.h"\n',
+]
+
+
+@pytest.mark.parametrize("data", INCLUDE_CASES)
+def test_core_include_lines_are_the_patterns(tmp_path: Path, data: bytes) -> None:
+    # python/batch.cpp's include_directives against includes._directives' pattern.
+    from cass_build.pipeline.includes import _directives
+
+    path = tmp_path / "x.cuh"
+    path.write_bytes(data)
+    (item,) = _core.translate_files(
+        [str(path)], [False], core_table(), core_options(Settings()), 1 << 20, 1,
+        Diagnostic, SEVERITIES,
+    )  # fmt: skip
+    want = [(q, True) if q else (a, False) for q, a in _directives(data)]
+    assert [(name, quoted) for name, quoted, _ in item[6]] == want
