@@ -16,9 +16,10 @@
 # where the compiler can link them (else UBSan only, else none; fuzz.md says which).
 #
 # Knobs (environment): FUZZ_RUNS (total executions, 10000000), FUZZ_SECONDS (campaign
-# wall limit, 420), FUZZ_WORKERS (nproc), FUZZ_MAX_LEN (512), FUZZ_ENGINE (auto,
-# libfuzzer or driver). Exit status: 0 when no finding, 1 when findings, 2 when it
-# could not build.
+# wall limit, 420), FUZZ_DEADLINE (seconds from the start by which the report must be
+# written, 570: the campaign is cut short so that a 600 s command limit still gets it),
+# FUZZ_WORKERS (nproc), FUZZ_MAX_LEN (512), FUZZ_ENGINE (auto, libfuzzer or driver).
+# Exit status: 0 when no finding, 1 when findings, 2 when it could not build.
 set -uo pipefail
 
 OUT=${1:?usage: fuzz_campaign.sh OUTDIR}
@@ -27,6 +28,8 @@ OUT=$(cd "$OUT" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 
+START_ALL=$(date +%s)
+DEADLINE=${FUZZ_DEADLINE:-570}
 RUNS=${FUZZ_RUNS:-10000000}
 SECONDS_LIMIT=${FUZZ_SECONDS:-420}
 WORKERS=${FUZZ_WORKERS:-$(nproc)}
@@ -77,7 +80,7 @@ START_BUILD=$(date +%s)
 if [ -n "$CLANG" ]; then
     ENGINE=libfuzzer
     SAN=$(pick_sanitizers "$CLANG" "") || SAN=""
-    FLAGS="-std=c++17 -O1 -g -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS"
+    FLAGS="-std=c++17 -O2 -g -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS"
     [ -n "$SAN" ] && FLAGS="$FLAGS -fsanitize=$SAN -fno-sanitize-recover=all"
     COMPILER="$CLANG ($("$CLANG" --version | head -1))"
     # libFuzzer's coverage instrumentation for every object, its main at the link.
@@ -92,7 +95,7 @@ else
         exit 2
     fi
     SAN=$(pick_sanitizers "$CXX" "-pthread") || SAN=""
-    FLAGS="-std=c++17 -O1 -g -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS"
+    FLAGS="-std=c++17 -O2 -g -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS"
     [ -n "$SAN" ] && FLAGS="$FLAGS -fsanitize=$SAN -fno-sanitize-recover=all"
     COMPILER="$CXX ($("$CXX" --version | head -1))"
     CXX_COMPILE=("$CXX" $FLAGS)
@@ -146,6 +149,12 @@ if ! CASS_FUZZ_TABLE=$BUILD/table.tsv "$BIN" tests/fixtures/core_regressions/*.c
     say "a regression fixture fails (see $OUT/replay.log)"
 fi
 
+# What is left of the deadline, less the time the report takes, bounds the campaign.
+LEFT=$((DEADLINE - ($(date +%s) - START_ALL) - 15))
+if [ "$LEFT" -lt "$SECONDS_LIMIT" ]; then
+    say "campaign cut to ${LEFT} s to meet the ${DEADLINE} s deadline"
+    SECONDS_LIMIT=$((LEFT > 10 ? LEFT : 10))
+fi
 export CASS_FUZZ_TABLE=$BUILD/table.tsv
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:abort_on_error=1}
@@ -211,7 +220,8 @@ done >"$OUT/workers.log"
     echo "- Table and dictionary: $(grep -E 'rows' "$LOG" | tail -1)."
     echo "- Seeds: $NSEEDS files (fixtures, wave64, lit, bench/programs, core_regressions); max_len $MAX_LEN."
     echo "- Regression replay before the campaign: $(grep -c '^Executed ' "$OUT/replay.log" || true) of $(ls tests/fixtures/core_regressions/*.cu | wc -l) fixtures executed."
-    echo "- Workers: $WORKERS, $PER runs each at most, $SECONDS_LIMIT s at most; wall ${WALL} s."
+    echo "- Workers: $WORKERS, $PER runs each at most, $SECONDS_LIMIT s at most; wall ${WALL} s;" \
+        "$((TOTAL / (WALL > 0 ? WALL : 1) / WORKERS)) executions per second per worker."
     echo
     echo "**Executions: $TOTAL; findings: $NFIND.** Target: >= 10000000 with 0 findings:" \
         "$([ "$TOTAL" -ge 10000000 ] && [ "$NFIND" -eq 0 ] && echo met || echo NOT met)."
