@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RuleResult", "core_options", "core_table", "translate_bytes"]
 
-_MATCH_CODES = {"any": 0, "template": 1}
+_MATCH_CODES = {"any": 0, "template": 1, "method": 2}
 
 
 def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple[str, list[str]]]]:

@@ -42,11 +42,15 @@ REWRITES = (
     "version-macro",
     "by-arity",
     "surf-read",
+    "hip-macro",
+    "void-ptr-arg",
+    "legacy-api",
+    "device-only",
 )
 _ROW_KEYS = frozenset(
     {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match", "alt"}
 )
-MATCHES = ("any", "template")
+MATCHES = ("any", "template", "method")
 _SECTION_KEYS = frozenset({"name", "kind", "rows"})
 
 
