@@ -733,6 +733,7 @@ void Rewriter::on_header_name(int i) {
 // no note, no rewrite, no hazard, matching anywhere.
 bool Rewriter::is_plain(const Entry& e) const {
     return e.status == Status::Supported && e.since <= o_.hip_version && e.note.empty() &&
+           static_cast<int>(e.family) != legacy_family_ &&
            e.rewrite == Rewrite::None && e.kind != Kind::Namespace && e.kind != Kind::Member &&
            e.match == Match::Any && (e.traits & (kBallot | kShuffle)) == 0;
 }
