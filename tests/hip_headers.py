@@ -57,9 +57,7 @@ def compiler_builtins(names: set[str], workdir: Path) -> set[str]:
         raise RuntimeError(msg)
     ordered = sorted(n for n in names if _WORD.fullmatch(n.encode()))
     src = workdir / "builtins.hip"
-    src.write_text(
-        "".join(f"#if __has_builtin({n})\ncass_builtin_{n}\n#endif\n" for n in ordered)
-    )
+    src.write_text("".join(f"#if __has_builtin({n})\ncass_builtin_{n}\n#endif\n" for n in ordered))
     env = dict(os.environ, HIP_PLATFORM="amd")
     out = subprocess.run(
         [

@@ -121,3 +121,46 @@ def test_parse_version() -> None:
     assert parse_version("5.2.21153") == (5, 2)
     with pytest.raises(ValueError, match=r"MAJOR\.MINOR"):
         parse_version("six")
+
+
+@pytest.mark.skipif(hipcc() is None, reason="hipcc is not installed (apt-get install hipcc)")
+def test_header_guards_are_the_hip_headers_guards(tmp_path: Path) -> None:
+    """CUDA's header guards map to guards the HIP headers define, so `#ifdef
+    __CUDA_RUNTIME_H__` in a helper still reads "the runtime header is included"."""
+    (family,) = [f for f in FAMILIES if f.name == "preprocessor"]
+    guards = [r for r in family.rows if r.section == "Header guards" and r.hip != r.cuda]
+    assert len(guards) >= 8
+    headers = ["hip/hip_runtime.h", "hip/hip_fp16.h", "hip/hip_complex.h"]
+    declared = declared_identifiers(headers, tmp_path)
+    assert [r.hip for r in guards if r.hip not in declared] == []
+
+
+def test_hip_macros_are_not_cuda_names() -> None:
+    """The macros that mark a source's own HIP branch are kept as written."""
+    (family,) = [f for f in FAMILIES if f.name == "preprocessor"]
+    marks = [r for r in family.rows if r.rewrite == "hip-macro"]
+    assert {"__HIPCC__", "__HIP_PLATFORM_AMD__", "USE_ROCM"} <= {r.cuda for r in marks}
+    assert all(r.hip == r.cuda for r in marks)
+
+
+@pytest.mark.skipif(hipcc() is None, reason="hipcc is not installed (apt-get install hipcc)")
+@pytest.mark.parametrize(
+    "family", [f for f in FAMILIES if _checkable(f.roc_headers)], ids=lambda f: f.name
+)
+def test_roc_names_are_declared(family, tmp_path: Path) -> None:
+    """Every name --roc emits (rocRAND, rocSPARSE) exists in the installed ROC headers."""
+    declared = declared_identifiers(list(family.roc_headers), tmp_path)
+    rows = [r for r in family.rows if r.roc and r.kind != "include"]
+    assert len(rows) >= 20
+    missing = [f"{r.cuda} -> {r.roc}" for r in rows if r.roc not in declared]
+    assert not missing, f"{len(missing)} ROC names not declared: {missing[:40]}"
+    includes = [r.roc for r in family.rows if r.roc and r.kind == "include"]
+    assert [h for h in includes if not header_available(h)] == []
+
+
+def test_roc_names_never_reenter_the_table() -> None:
+    keys = {r.cuda for f in FAMILIES for r in f.rows if r.kind != "include"}
+    assert [r.cuda for f in FAMILIES for r in f.rows if r.roc in keys] == []
+    # HIPIFY's --roc families: cuBLAS, cuSPARSE, cuRAND have ROC rows
+    with_roc = {f.name for f in FAMILIES if any(r.roc for r in f.rows)}
+    assert {"cublas", "cusparse", "curand"} <= with_roc

@@ -113,8 +113,7 @@ std::vector<Arg> Rewriter::call_args(int open) const {
 // with `template <...>` in front.
 bool Rewriter::is_template_name(int name) const {
     const std::string_view w = text(name);
-    if (w == "static_cast" || w == "reinterpret_cast" || w == "const_cast" ||
-        w == "dynamic_cast") {
+    if (w == "static_cast" || w == "reinterpret_cast" || w == "const_cast" || w == "dynamic_cast") {
         return true;
     }
     const int before = prev_sig(name);
@@ -662,7 +661,11 @@ void Rewriter::on_header_name(int i) {
     const Entry* e = t_.find(inner, true);
     bool mapped = false;
     if (e != nullptr) {
-        if (e->status == Status::Unsupported) {
+        // cublas.h alone: the file is written against the legacy API. The header stays
+        // (so does the decision, when the output is translated again), as its calls do.
+        const bool legacy_header =
+            e->rewrite == Rewrite::LegacyApi && legacy_family_ == static_cast<int>(e->family);
+        if (e->status == Status::Unsupported || legacy_header) {
             diag(i, Severity::Error, "unsupported-api",
                  "header '" + inner + "' has no HIP equivalent" +
                      (e->note.empty() ? "" : ": " + e->note));
@@ -682,12 +685,6 @@ void Rewriter::on_header_name(int i) {
         }
         count(e->family, true);
         mapped = true;
-        if (e->rewrite == Rewrite::LegacyApi) {
-            if (modern_families_.count(e->family) == 0) legacy_family_ = e->family;
-        } else {
-            modern_families_.insert(e->family);  // cublas_v2.h: the calls are the modern API
-            if (legacy_family_ == e->family) legacy_family_ = -1;
-        }
         if (!e->note.empty() && noted_.insert(e).second) {
             diag(i, Severity::Warning, "behavior-differs", "'" + inner + "': " + e->note);
         }
@@ -733,9 +730,9 @@ void Rewriter::on_header_name(int i) {
 // no note, no rewrite, no hazard, matching anywhere.
 bool Rewriter::is_plain(const Entry& e) const {
     return e.status == Status::Supported && e.since <= o_.hip_version && e.note.empty() &&
-           static_cast<int>(e.family) != legacy_family_ &&
-           e.rewrite == Rewrite::None && e.kind != Kind::Namespace && e.kind != Kind::Member &&
-           e.match == Match::Any && (e.traits & (kBallot | kShuffle)) == 0;
+           static_cast<int>(e.family) != legacy_family_ && e.rewrite == Rewrite::None &&
+           e.kind != Kind::Namespace && e.kind != Kind::Member && e.match == Match::Any &&
+           (e.traits & (kBallot | kShuffle)) == 0;
 }
 
 void Rewriter::apply(const Entry& e, int i) {
@@ -1347,8 +1344,34 @@ void Rewriter::find_shadowing_macros() {
     }
 }
 
+// Whether the file includes a family's legacy header (Rewrite::LegacyApi: cublas.h)
+// and none of its other headers (cublas_v2.h): then its calls are the legacy API.
+void Rewriter::find_legacy_headers() {
+    int legacy = -1;
+    std::unordered_set<int> modern;
+    for (const int h : scan_.breaks) {
+        if ((toks_[h].flags & kDirectiveHash) == 0) continue;
+        const int k = next_sig(h);
+        if (k < 0 || !is_ident(k) || !in_directive(k) || text(k) != "include") continue;
+        const int name = next_sig(k);
+        if (name < 0 || toks_[name].kind != TokenKind::HeaderName || text(name).size() < 2) {
+            continue;
+        }
+        const std::string_view w = text(name);
+        const Entry* e = t_.find(w.substr(1, w.size() - 2), true);
+        if (e == nullptr) continue;
+        if (e->rewrite == Rewrite::LegacyApi) {
+            legacy = e->family;
+        } else {
+            modern.insert(e->family);
+        }
+    }
+    legacy_family_ = legacy >= 0 && modern.count(legacy) == 0 ? legacy : -1;
+}
+
 Result Rewriter::run(const OutputBuffer* output) {
     for (const int i : scan_.decls) note_declaration(i);
+    find_legacy_headers();
     find_shadowing_macros();
     scan_loops();
     walk();

@@ -246,6 +246,7 @@ private:
     [[nodiscard]] bool tests_hip(int keyword) const;
     void find_hip_branches();
     void find_shadowing_macros();
+    void find_legacy_headers();
     void report_device_only(const Entry& e, int i);
     [[nodiscard]] bool is_template_name(int name) const;
     bool is_full_mask(const Arg& a) const;
@@ -319,7 +320,6 @@ public:
     // A family whose legacy header (Rewrite::LegacyApi) the file includes, and not its
     // modern one: its function calls are left and reported; -1 for none.
     int legacy_family_ = -1;
-    std::unordered_set<int> modern_families_;  // families included through another header
 };
 
 }  // namespace cass::detail

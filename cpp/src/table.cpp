@@ -188,8 +188,9 @@ const Entry* Table::find_method(std::string_view name) const {
 }
 
 bool Table::emits(std::string_view name) const {
-    const auto it = std::lower_bound(emitted_.begin(), emitted_.end(), name,
-                                     [](const std::string& a, std::string_view b) { return a < b; });
+    const auto it =
+        std::lower_bound(emitted_.begin(), emitted_.end(), name,
+                         [](const std::string& a, std::string_view b) { return a < b; });
     return it != emitted_.end() && *it == name;
 }
 
