@@ -164,3 +164,23 @@ def test_roc_names_never_reenter_the_table() -> None:
     # HIPIFY's --roc families: cuBLAS, cuSPARSE, cuRAND have ROC rows
     with_roc = {f.name for f in FAMILIES if any(r.roc for r in f.rows)}
     assert {"cublas", "cusparse", "curand"} <= with_roc
+
+
+@pytest.mark.skipif(hipcc() is None, reason="hipcc is not installed (apt-get install hipcc)")
+def test_gated_names_are_missing_from_the_installed_hip(tmp_path: Path) -> None:
+    """The version gates issue 20 found open: HIP 5.2 lacks these names, so their rows
+    must be gated above 5.2 (cass-hip-version), never emitted for it."""
+    rows = {r.cuda: r for f in FAMILIES for r in f.rows}
+    names = {
+        "cudaGetFuncBySymbol": "hipGetFuncBySymbol",
+        "cudaGraphUpload": "hipGraphUpload",
+        "cuGraphUpload": "hipGraphUpload",
+        "thread_block_tile::meta_group_rank": "meta_group_rank",
+        "thread_block_tile::meta_group_size": "meta_group_size",
+    }
+    declared = declared_identifiers(["hip/hip_runtime.h", "hip/hip_cooperative_groups.h"], tmp_path)
+    for cuda, hip in names.items():
+        row = rows[cuda]
+        assert row.hip == hip
+        assert hip not in declared, f"{hip} is in HIP 5.2 after all: drop the gate of {cuda}"
+        assert row.since is not None and row.since > INSTALLED_HIP and not row.legacy, cuda
