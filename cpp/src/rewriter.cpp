@@ -1313,8 +1313,22 @@ std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
 // `#define __shfl(v, d) __shfl_sync(0xffffffff, v, d)`: the file's own macro has a
 // name the translation writes for other CUDA names (__shfl_sync is HIP 5.2's
 // __shfl), and would hide HIP's. The macro is the file's: it keeps its meaning
-// under a name of its own, cass_NAME, at every use in the file.
+// under a name of its own, cass_NAME, from its definition on (a use before it
+// never saw it). Names written as an older or shorter form (legacy, alt) are the
+// compatibility shims' names, renamed wherever they are defined, since the calls
+// they would capture may come from other files; a name written only as a row's hip
+// name (min for umin) is renamed only where this file writes it.
 void Rewriter::find_shadowing_macros() {
+    const auto file_writes = [&](std::string_view w) {
+        for (const Symbol& y : syms_) {
+            const Entry* e = y.entry;
+            if (e != nullptr && e->cuda != w && e->kind != Kind::Include &&
+                (e->hip == w || e->legacy == w || e->alt == w)) {
+                return true;
+            }
+        }
+        return false;
+    };
     for (const int h : scan_.breaks) {
         if ((toks_[h].flags & kDirectiveHash) == 0) continue;
         const int k = next_sig(h);
@@ -1322,7 +1336,8 @@ void Rewriter::find_shadowing_macros() {
         const int name = next_sig(k);
         if (name < 0 || !is_ident(name) || !in_directive(name) || consumed_[name] != 0) continue;
         const std::string_view w = text(name);
-        if (!t_.emits(w)) continue;
+        const int how = t_.emits(w);
+        if (how == 0 || (how == 1 && !file_writes(w))) continue;
         // `#define hipMalloc cudaMalloc`: an alias of what HIP calls so, harmless.
         const int body = next_sig(name);
         if (body >= 0 && in_directive(body) && is_ident(body) &&
@@ -1332,7 +1347,7 @@ void Rewriter::find_shadowing_macros() {
         }
         owned_.push_back("cass_" + std::string(w));
         const std::string_view renamed = owned_.back();
-        const auto [first, end] = uses_of(toks_[name].link, -1, ntok_);
+        const auto [first, end] = uses_of(toks_[name].link, name - 1, ntok_);
         for (const int* u = first; u != end; ++u) {
             if (consumed_[*u] == 0) rename(*u, *u, renamed);
         }
@@ -1340,7 +1355,7 @@ void Rewriter::find_shadowing_macros() {
              "'" + std::string(w) +
                  "' is also a HIP name that the translation writes; the file's own macro "
                  "would hide HIP's, so it is renamed '" +
-                 std::string(renamed) + "' throughout the file");
+                 std::string(renamed) + "' from its definition on");
     }
 }
 

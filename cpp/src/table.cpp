@@ -110,12 +110,15 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
             if (e.match == Match::Method) methods_.push_back(i);
         }
         if (e.kind == Kind::Include || e.kind == Kind::Member) continue;
-        for (const std::string* w : {&e.hip, &e.legacy, &e.alt}) {
-            if (*w != e.cuda && is_name(*w)) emitted_.emplace_back(*w);
+        if (e.hip != e.cuda && is_name(e.hip)) emitted_.push_back(e.hip);
+        for (const std::string* w : {&e.legacy, &e.alt}) {
+            if (*w != e.cuda && is_name(*w)) emitted_legacy_.push_back(*w);
         }
     }
-    std::sort(emitted_.begin(), emitted_.end());
-    emitted_.erase(std::unique(emitted_.begin(), emitted_.end()), emitted_.end());
+    for (std::vector<std::string>* v : {&emitted_, &emitted_legacy_}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
     for (std::size_t f = 0; f < families_.size(); ++f) {
         for (const auto& p : families_[f].prefixes) {
             if (p.size() < 2) continue;
@@ -187,11 +190,14 @@ const Entry* Table::find_method(std::string_view name) const {
     return nullptr;
 }
 
-bool Table::emits(std::string_view name) const {
-    const auto it =
-        std::lower_bound(emitted_.begin(), emitted_.end(), name,
-                         [](const std::string& a, std::string_view b) { return a < b; });
-    return it != emitted_.end() && *it == name;
+int Table::emits(std::string_view name) const {
+    const auto in = [&](const std::vector<std::string>& v) {
+        const auto it =
+            std::lower_bound(v.begin(), v.end(), name,
+                             [](const std::string& a, std::string_view b) { return a < b; });
+        return it != v.end() && *it == name;
+    };
+    return in(emitted_legacy_) ? 2 : in(emitted_) ? 1 : 0;
 }
 
 bool Table::is_member_name(std::string_view name) const {

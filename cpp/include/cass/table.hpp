@@ -80,9 +80,10 @@ public:
     [[nodiscard]] bool is_member_name(std::string_view name) const;
     // The Member row with Match::Method whose member half is `name`, or nullptr.
     [[nodiscard]] const Entry* find_method(std::string_view name) const;
-    // Whether a translation may write `name` for some other CUDA name (a row's
-    // hip, legacy or alt name that differs from its cuda name).
-    [[nodiscard]] bool emits(std::string_view name) const;
+    // Whether a translation may write `name` for some other CUDA name: 2 as a row's
+    // legacy or alt name (an older or shorter form: __shfl for __shfl_sync), 1 as a
+    // row's hip name only, 0 never.
+    [[nodiscard]] int emits(std::string_view name) const;
 
     [[nodiscard]] const std::vector<Family>& families() const { return families_; }
     [[nodiscard]] std::size_t size() const { return entries_.size(); }
@@ -90,9 +91,10 @@ public:
 private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
-    std::vector<std::string> members_;  // the member halves of Member rows
-    std::vector<std::size_t> methods_;  // Member rows with Match::Method, by index
-    std::vector<std::string> emitted_;  // sorted: the names emits() knows
+    std::vector<std::string> members_;         // the member halves of Member rows
+    std::vector<std::size_t> methods_;         // Member rows with Match::Method, by index
+    std::vector<std::string> emitted_;         // sorted: hip names emits() knows
+    std::vector<std::string> emitted_legacy_;  // sorted: legacy and alt names
     // Lookups come one per distinct name of a file, often with cold caches (the
     // file's own bytes pushed the table out), so they are laid out to touch
     // few cache lines: a one-bit filter on (length, first, second, last byte),

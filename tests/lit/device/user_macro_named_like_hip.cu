@@ -4,11 +4,16 @@
 // __shfl_sync calls with three arguments: the macro is renamed at every use.
 #include <cuda_runtime.h>
 
-// CHECK: #ifndef cass___shfl
+// A test before the definition is of HIP's name: HIP's __shfl is no macro.
+// CHECK: #ifndef __shfl
 #ifndef __shfl
 // CHECK: #define cass___shfl(v, d) __shfl(v, d)
 #define __shfl(v, d) __shfl_sync(0xffffffff, v, d)
 #endif
+// A name HIP writes only for other files' CUDA names (min for umin) stays the
+// file's: nothing here is translated to it.
+// CHECK: #define min(a, b) ((a) < (b) ? (a) : (b))
+#define min(a, b) ((a) < (b) ? (a) : (b))
 // An alias of what HIP calls so is harmless and stays.
 // CHECK: #define hipMalloc hipMalloc
 #define hipMalloc cudaMalloc
@@ -21,5 +26,6 @@ __global__ void broadcast(int* p, int width) {
   p[threadIdx.x] = v + w;
 }
 // DIAG: '__shfl' is also a HIP name that the translation writes
-// DIAG: renamed 'cass___shfl' throughout the file [cass-macro-shadows-hip]
+// DIAG: renamed 'cass___shfl' from its definition on [cass-macro-shadows-hip]
 // DIAG-NOT: 'hipMalloc' is also a HIP name
+// DIAG-NOT: 'min' is also a HIP name
