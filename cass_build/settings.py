@@ -154,6 +154,11 @@ class Settings:
     """``cuda``: CUDA's 32-lane warps, kept exact as logical warps on 64-lane AMD wavefronts
     (docs/warps.md); ``native``: plain HIP warp operations on the target's own wave size."""
 
+    libraries: Literal["hip", "roc"] = "hip"
+    """``hip``: cuBLAS, cuSPARSE, cuRAND and cuFFT map to the hipBLAS, hipSPARSE, hipRAND and
+    hipFFT wrappers; ``roc`` (``--roc``): to rocBLAS, rocSPARSE and rocRAND directly where a
+    row names the ROC counterpart, as HIPIFY's ``--roc`` does (other names keep hip*)."""
+
     rename_cu_includes: bool = False
     """Rewrite quoted ``#include "x.cu"`` to ``"x.hip"`` (set when translating a tree)."""
 

@@ -46,3 +46,32 @@ def declared_identifiers(headers: list[str], workdir: Path) -> set[str]:
     )
     text = _LITERAL.sub(b" ", out.read_bytes())
     return {m.decode() for m in _WORD.findall(text)}
+
+
+def compiler_builtins(names: set[str], workdir: Path) -> set[str]:
+    """Which of ``names`` hipcc's clang knows as builtins (``__has_builtin``), for the
+    AMD device pass: names such as ``__hip_atomic_load`` that no header declares."""
+    compiler = hipcc()
+    if compiler is None:
+        msg = "hipcc not found"
+        raise RuntimeError(msg)
+    ordered = sorted(n for n in names if _WORD.fullmatch(n.encode()))
+    src = workdir / "builtins.hip"
+    src.write_text("".join(f"#if __has_builtin({n})\ncass_builtin_{n}\n#endif\n" for n in ordered))
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    out = subprocess.run(
+        [
+            compiler,
+            "-E",
+            "-x",
+            "hip",
+            "--offload-arch=gfx90a",
+            "--cuda-device-only",
+            "-nogpuinc",
+            str(src),
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    ).stdout
+    return {n for n in ordered if f"cass_builtin_{n}".encode() in out}

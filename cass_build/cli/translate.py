@@ -54,6 +54,15 @@ def add_parser(sub: Any) -> None:
         help="cuda (default): CUDA's 32-lane warps, exact on 64-lane AMD wavefronts; "
         "native: plain HIP warp operations (docs/warps.md); $CASS_WARP",
     )
+    tr.add_argument(
+        "--roc",
+        dest="libraries",
+        action="store_const",
+        const="roc",
+        default=None,
+        help="map cuBLAS, cuSPARSE and cuRAND to rocBLAS, rocSPARSE and rocRAND directly "
+        "(HIPIFY's --roc); names without a ROC row keep their hip* mapping",
+    )
     tr.add_argument("--cuda-arch", type=int, default=None, help="assumed __CUDA_ARCH__ (700)")
     tr.add_argument("--cuda-version", type=int, default=None, help="assumed CUDART_VERSION")
     tr.add_argument("--werror", action="store_true", help="treat warnings as errors")
@@ -144,7 +153,7 @@ def _settings(args: argparse.Namespace, tree: bool) -> Settings:
         except ValueError as exc:
             msg = f"--hip-version: {exc}"
             raise UsageError(msg) from None
-    for name in ("launch_syntax", "warp", "cuda_arch", "cuda_version", "max_bytes"):
+    for name in ("launch_syntax", "warp", "libraries", "cuda_arch", "cuda_version", "max_bytes"):
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
     return Settings.resolve(given)  # an option wins over its CASS_* variable

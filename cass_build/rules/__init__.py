@@ -24,58 +24,65 @@ if TYPE_CHECKING:
 
 __all__ = ["RuleResult", "core_options", "core_table", "translate_bytes"]
 
-_MATCH_CODES = {"any": 0, "template": 1}
+_MATCH_CODES = {"any": 0, "template": 1, "method": 2}
 
 
-def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple[str, list[str]]]]:
-    """The rows and families as the core takes them, from the validated tables."""
+def _core_rows(
+    directory: str | None, roc: bool = False
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, list[str]]]]:
+    """The rows and families as the core takes them, from the validated tables. With
+    ``roc``, a row that names its ROC library's counterpart emits that instead, as a
+    plain rename (the ROC libraries are not gated by HIP version here)."""
     families = load_tables(directory)
     rows = []
     for index, family in enumerate(families):
         for r in family.rows:
             since = r.since[0] * 100 + r.since[1] if r.since else 0
+            hip, legacy, rewrite, alt, note = r.hip, r.legacy, r.rewrite, r.alt, r.note
+            if roc and r.roc:  # the hip* row's rewrite, gate and note are hip*'s
+                hip, legacy, rewrite, alt, note, since = r.roc, "", "", "", "", 0
             rows.append(
                 (
                     r.cuda,
-                    r.hip,
-                    r.legacy,
-                    r.note,
+                    hip,
+                    legacy,
+                    note,
                     KINDS.index(r.kind),
                     STATUSES.index(r.status),
-                    REWRITES.index(r.rewrite) + 1 if r.rewrite else 0,
+                    REWRITES.index(rewrite) + 1 if rewrite else 0,
                     _MATCH_CODES[r.match],
                     index,
                     r.arg,
                     since,
-                    r.alt,
+                    alt,
                 )
             )
     return rows, [(f.name, list(f.prefixes)) for f in families]
 
 
-def _core_cache(directory: str | None) -> Path | None:
+def _core_cache(directory: str | None, roc: bool = False) -> Path | None:
     """Keyed like translations (the tables' names, sizes and mtimes) and the row encoding."""
     from .._files import cache_dir
 
     root = cache_dir()
-    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()))).encode()
+    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), roc)).encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
     return root / f"core-rows-{key}.marshal"
 
 
 @functools.cache
-def _core_input(directory: str | None = None) -> tuple[Any, ...]:
+def _core_input(directory: str | None = None, roc: bool = False) -> tuple[Any, ...]:
     """The core table's rows and families. Every build step starts a process that needs
     them, and building them from the tables' row objects costs more than translating a
     file, so they are cached as they are (one marshal load)."""
-    cache = _core_cache(directory)
+    cache = _core_cache(directory, roc)
     if cache is not None:
         try:
             rows, families = marshal.loads(cache.read_bytes())
             return rows, families
         except (OSError, EOFError, ValueError, TypeError):
             pass
-    rows, families = _core_rows(directory)
+    rows, families = _core_rows(directory, roc)
     if cache is not None:
         from .._files import store_quietly
 
@@ -101,11 +108,12 @@ _ENTRY_FIELDS = (
 
 
 @functools.cache
-def core_table(directory: str | None = None) -> Any:
-    """The tables compiled into the core's immutable lookup table (built once)."""
+def core_table(directory: str | None = None, roc: bool = False) -> Any:
+    """The tables compiled into the core's immutable lookup table (built once per
+    library choice: ``roc`` emits the ROC libraries' own names where rows give them)."""
     from .. import _core
 
-    rows, families = _core_input(directory)
+    rows, families = _core_input(directory, roc)
     # Positional, in _ENTRY_FIELDS order: a third of the cost of keywords for 8000 rows.
     entries = [_core.Entry(*row) for row in rows]
     table = _core.Table(entries, families)
@@ -197,7 +205,7 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
     # The core builds the Diagnostic tuples itself: a file may carry hundreds.
     data, diagnostics, counts, lines = _core.translate_result(
         source,
-        core_table(),
+        core_table(roc=settings.libraries == "roc"),
         core_options(settings),
         path,
         Diagnostic,

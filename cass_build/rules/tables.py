@@ -42,11 +42,28 @@ REWRITES = (
     "version-macro",
     "by-arity",
     "surf-read",
+    "hip-macro",
+    "void-ptr-arg",
+    "legacy-api",
+    "device-only",
 )
 _ROW_KEYS = frozenset(
-    {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match", "alt"}
+    {
+        "cuda",
+        "hip",
+        "kind",
+        "status",
+        "since",
+        "legacy",
+        "rewrite",
+        "arg",
+        "note",
+        "match",
+        "alt",
+        "roc",
+    }
 )
-MATCHES = ("any", "template")
+MATCHES = ("any", "template", "method")
 _SECTION_KEYS = frozenset({"name", "kind", "rows"})
 
 
@@ -67,6 +84,8 @@ class Row:
     note: str = ""
     match: str = "any"
     alt: str = ""
+    roc: str = ""
+    """The ROC library's own name (rocBLAS, rocSPARSE, rocRAND), emitted with ``--roc``."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +97,8 @@ class Family:
     hip_headers: tuple[str, ...]
     rows: tuple[Row, ...]
     prefixes: tuple[str, ...] = ()
+    roc_headers: tuple[str, ...] = ()
+    """Headers that declare the rows' ``roc`` names (checked like ``hip_headers``)."""
 
 
 def data_dir() -> Path:
@@ -134,6 +155,7 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
         note=raw.get("note", ""),
         match=match,
         alt=raw.get("alt", ""),
+        roc=raw.get("roc", ""),
     )
 
 
@@ -169,10 +191,11 @@ def load_family(path: Path) -> Family:
         hip_headers=tuple(meta.get("hip_headers", ())),
         rows=tuple(rows),
         prefixes=tuple(meta.get("prefixes", ())),
+        roc_headers=tuple(meta.get("roc_headers", ())),
     )
 
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 def _cache_path(paths: list[Path]) -> Path | None:
@@ -190,8 +213,15 @@ def _from_cache(path: Path) -> tuple[Family, ...] | None:
     try:
         raw = marshal.loads(path.read_bytes())
         return tuple(
-            Family(name, title, tuple(headers), tuple(Row(*row) for row in rows), tuple(prefixes))
-            for name, title, headers, rows, prefixes in raw
+            Family(
+                name,
+                title,
+                tuple(headers),
+                tuple(Row(*row) for row in rows),
+                tuple(prefixes),
+                tuple(roc),
+            )
+            for name, title, headers, rows, prefixes, roc in raw
         )
     except (OSError, EOFError, ValueError, TypeError):
         return None
@@ -199,7 +229,14 @@ def _from_cache(path: Path) -> tuple[Family, ...] | None:
 
 def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
     raw = [
-        (f.name, f.title, list(f.hip_headers), [astuple(r) for r in f.rows], list(f.prefixes))
+        (
+            f.name,
+            f.title,
+            list(f.hip_headers),
+            [astuple(r) for r in f.rows],
+            list(f.prefixes),
+            list(f.roc_headers),
+        )
         for f in families
     ]
     from .._files import store_quietly

@@ -206,7 +206,7 @@ Value Rewriter::condition(int first) const {
             if (e == nullptr || e->rewrite != Rewrite::VersionMacro || in_defined_context(k)) {
                 return Value{};
             }
-            items.emplace_back('N', static_cast<long long>(o_.cuda_version));
+            items.emplace_back('N', version_value(*e, o_.cuda_version));
         } else {
             const auto op = kOps.find(text(k));
             if (op == kOps.end()) return Value{};

@@ -97,11 +97,113 @@ std::vector<Arg> Rewriter::call_args(int open) const {
             continue;
         }
         if (first < 0) first = k;
-        if (match(k) > k) k = match(k);  // skip a nested group whole
+        if (match(k) > k) {
+            k = match(k);  // skip a nested group whole
+        } else if (is_punct(k, "<") && is_ident(prev_sig(k))) {
+            const int gt = template_args(k, close);
+            if (gt > k) k = gt;  // kernel<T, TILE>: one argument
+        }
         last = k;
     }
     if (first >= 0 || !args.empty()) args.push_back(Arg{first, last});
     return args;
+}
+
+// Whether the name before a '<' is one that takes template arguments: a cast, a
+// name after `template`, a table template (texture<), or one the file declares
+// with `template <...>` in front.
+bool Rewriter::is_template_name(int name) const {
+    const std::string_view w = text(name);
+    if (w == "static_cast" || w == "reinterpret_cast" || w == "const_cast" || w == "dynamic_cast") {
+        return true;
+    }
+    const int before = prev_sig(name);
+    if (is_ident(before) && text(before) == "template") return true;
+    const Entry* e = sym(name).entry;
+    if (e != nullptr && e->match == Match::Template) return true;
+    if (template_syms_.empty()) {
+        // One pass, the first time: each `template <...>` and the name it declares
+        // (the last name before the first '(' '{' ';' '=' ':' or '<' after it,
+        // passing over __launch_bounds__(...) and __attribute__((...))).
+        template_syms_.assign(syms_.size() + 1, 0);
+        for (int k = 0; k < ntok_; ++k) {
+            if (!is_ident(k) || text(k) != "template") continue;
+            int t = next_sig(k);
+            if (!is_punct(t, "<")) continue;
+            int depth = 0;
+            for (; t >= 0; t = next_sig(t)) {
+                if (is_punct(t, "<")) ++depth;
+                if (is_punct(t, ">")) --depth;
+                if (is_punct(t, ">>")) depth -= 2;
+                if (depth <= 0 || is_punct(t, ";") || is_punct(t, "{")) break;
+                if (match(t) > t) t = match(t);
+            }
+            if (t < 0 || depth != 0) continue;
+            int declared = -1;
+            for (int j = next_sig(t), budget = 64; j >= 0 && budget-- > 0; j = next_sig(j)) {
+                if (is_ident(j)) {
+                    const std::string_view a = text(j);
+                    const int open = next_sig(j);
+                    if ((a == "__launch_bounds__" || a == "__attribute__" || a == "alignas" ||
+                         a == "__declspec") &&
+                        is_punct(open, "(") && match(open) > open) {
+                        j = match(open);
+                        continue;
+                    }
+                    declared = j;
+                    continue;
+                }
+                if (is_punct(j, "(") || is_punct(j, "{") || is_punct(j, ";") || is_punct(j, "=") ||
+                    is_punct(j, ":") || is_punct(j, "<")) {
+                    break;
+                }
+            }
+            if (declared >= 0) template_syms_[static_cast<std::size_t>(toks_[declared].link)] = 1;
+            k = t;
+        }
+    }
+    return template_syms_[static_cast<std::size_t>(toks_[name].link)] != 0;
+}
+
+// `a<b, c>` is a template-id when the list closes with a '>' of its own before the
+// group does, and what follows could not follow a comparison: ',' or the group's
+// end (`a < b, c > ,` does not parse as two comparisons). A '(' or '::' after it
+// also follows a comparison well (`a < b, c > (d)`), so those count only for a
+// name known to be a template.
+int Rewriter::template_args(int lt, int close) const {
+    int depth = 0;
+    int gt = -1;
+    int budget = 128;
+    for (int k = lt; k >= 0 && k < close && budget-- > 0; k = next_sig(k)) {
+        if (toks_[k].kind != TokenKind::Punct) continue;
+        if (match(k) > k) {
+            k = match(k);
+            continue;
+        }
+        const std::uint32_t c = punct_at(k);
+        if (c == punct_code("<")) {
+            ++depth;
+        } else if (c == punct_code(">")) {
+            --depth;
+        } else if (c == punct_code(">>")) {
+            depth -= 2;
+        } else if (c == punct_code(";") || c == punct_code("{") || c == punct_code("}") ||
+                   c == punct_code("&&") || c == punct_code("||") || c == punct_code("?")) {
+            return -1;
+        }
+        if (depth < 0) return -1;
+        if (depth == 0) {
+            gt = k;
+            break;
+        }
+    }
+    if (gt < 0) return -1;
+    const int after = next_sig(gt);
+    if (after == close || is_punct(after, ",")) return gt;
+    if ((is_punct(after, "(") || is_punct(after, "::")) && is_template_name(prev_sig(lt))) {
+        return gt;
+    }
+    return -1;
 }
 
 bool Rewriter::breaks_between(int first, int last) const {
@@ -434,10 +536,11 @@ void Rewriter::rewrite_version_macro(const Entry& e, int i) {
     // lexing differently the next time: keep them apart.
     const std::uint32_t end = toks_[i].end;
     const bool quote_next = end < s_.size() && s_[end] == '\'';
-    replace(i, i, std::to_string(o_.cuda_version) + (quote_next ? " " : ""));
+    const std::string value = std::to_string(version_value(e, o_.cuda_version));
+    replace(i, i, value + (quote_next ? " " : ""));
     if (once_.insert("cuda-version").second) {
         diag(i, Severity::Note, "cuda-version",
-             std::string(text(i)) + " is taken as " + std::to_string(o_.cuda_version) +
+             std::string(text(i)) + " is taken as " + value +
                  ", selecting the code written for that CUDA release (--cuda-version changes it)");
     }
 }
@@ -448,6 +551,7 @@ void Rewriter::on_directive(int hash) {
     define_name_ = -1;
     if (k < 0 || !in_directive(k) || toks_[k].kind != TokenKind::Identifier) return;
     directive_ = text(k);
+    directive_hash_ = hash;
     if (directive_ == "define") {
         define_name_ = next_sig(k);
     } else if (directive_ == "if" || directive_ == "ifdef" || directive_ == "ifndef") {
@@ -455,7 +559,8 @@ void Rewriter::on_directive(int hash) {
         region_open_.push_back(1);
         Branch b;
         b.parent_dead = conds_.back().dead;
-        const Value v = directive_ == "if" ? condition(next_sig(k)) : Value{};
+        Value v = directive_ == "if" ? condition(next_sig(k)) : Value{};
+        if (directive_ == "if" && steer_to_hip(k)) v = Value{true, 0};
         b.dead = b.parent_dead || (v.known && v.value == 0);
         b.taken = v.known && v.value != 0;
         conds_.push_back(b);
@@ -467,7 +572,8 @@ void Rewriter::on_directive(int hash) {
         }
         if (conds_.size() > 1) {
             Branch& b = conds_.back();
-            const Value v = directive_ == "elif" ? condition(next_sig(k)) : Value{true, 1};
+            Value v = directive_ == "elif" ? condition(next_sig(k)) : Value{true, 1};
+            if (directive_ == "elif" && steer_to_hip(k)) v = Value{true, 0};
             b.dead = b.parent_dead || b.taken || (v.known && v.value == 0);
             b.taken = b.taken || (v.known && v.value != 0);
         }
@@ -480,6 +586,72 @@ void Rewriter::on_directive(int hash) {
     }
 }
 
+// Whether the condition after directive keyword `keyword` names a macro that the
+// source tests to pick its own HIP code (__HIPCC__, __HIP_PLATFORM_AMD__, USE_ROCM).
+bool Rewriter::tests_hip(int keyword) const {
+    for (int j = keyword + 1; j < ntok_ && in_directive(j); ++j) {
+        const Entry* e = is_ident(j) ? sym(j).entry : nullptr;
+        if (e != nullptr && e->rewrite == Rewrite::HipMacro) return true;
+    }
+    return false;
+}
+
+// One pass over the directives: the #if/#elif branches that an #elif of the same
+// chain, further down, follows with a test for HIP.
+void Rewriter::find_hip_branches() {
+    hip_branches_known_ = true;
+    std::vector<std::vector<int>> chains;  // open #if chains: their branches' '#'s so far
+    for (const int h : scan_.breaks) {
+        if ((toks_[h].flags & kDirectiveHash) == 0) continue;
+        const int k = next_sig(h);
+        if (k < 0 || !in_directive(k) || !is_ident(k)) continue;
+        const std::string_view d = text(k);
+        if (d == "if" || d == "ifdef" || d == "ifndef") {
+            chains.push_back({h});
+        } else if (d == "elif" || d == "elifdef" || d == "elifndef") {
+            if (chains.empty()) continue;
+            if (tests_hip(k)) {
+                hip_follows_.insert(hip_follows_.end(), chains.back().begin(), chains.back().end());
+                chains.back().clear();
+            }
+            chains.back().push_back(h);
+        } else if (d == "else") {
+            if (!chains.empty()) chains.back().clear();  // no #elif follows an #else
+        } else if (d == "endif" && !chains.empty()) {
+            chains.pop_back();
+        }
+    }
+    std::sort(hip_follows_.begin(), hip_follows_.end());
+}
+
+// `#if CUDA_VERSION >= 12080 ... #elif defined(__HIPCC__) ...`: the source wrote a
+// HIP branch, and the assumed CUDA release must not steer the HIP compile away
+// from it. The version test is made false under HIP, so the chain reaches the
+// author's branch: `#if !defined(__HIPCC__) && (12080 >= 12080)`.
+bool Rewriter::steer_to_hip(int keyword) {
+    bool version = false;
+    int last = -1;
+    for (int j = keyword + 1; j < ntok_ && in_directive(j); ++j) {
+        if (!toks_[j].significant()) continue;
+        last = j;
+        const Entry* e = is_ident(j) ? sym(j).entry : nullptr;
+        if (e == nullptr) continue;
+        if (e->rewrite == Rewrite::HipMacro) return false;  // it tests for HIP itself
+        if (e->rewrite == Rewrite::VersionMacro && !in_defined_context(j)) version = true;
+    }
+    if (!version || last < 0) return false;
+    if (!hip_branches_known_) find_hip_branches();
+    if (!std::binary_search(hip_follows_.begin(), hip_follows_.end(), directive_hash_)) {
+        return false;
+    }
+    insert_stable(toks_[next_sig(keyword)].begin, "!defined(__HIPCC__) && (");
+    insert_stable(toks_[last].end, ")");
+    diag(keyword, Severity::Note, "cuda-version",
+         "this branch tests the CUDA version and a later #elif of the same chain tests for "
+         "HIP; it is made inactive under HIP so that the source's own HIP branch is taken");
+    return true;
+}
+
 void Rewriter::on_header_name(int i) {
     const std::string_view tok = text(i);
     if ((toks_[i].flags & kUnterminated) != 0 || tok.size() < 2) return;
@@ -490,7 +662,11 @@ void Rewriter::on_header_name(int i) {
     const Entry* e = t_.find(inner, true);
     bool mapped = false;
     if (e != nullptr) {
-        if (e->status == Status::Unsupported) {
+        // cublas.h alone: the file is written against the legacy API. The header stays
+        // (so does the decision, when the output is translated again), as its calls do.
+        const bool legacy_header =
+            e->rewrite == Rewrite::LegacyApi && legacy_family_ == static_cast<int>(e->family);
+        if (e->status == Status::Unsupported || legacy_header) {
             diag(i, Severity::Error, "unsupported-api",
                  "header '" + inner + "' has no HIP equivalent" +
                      (e->note.empty() ? "" : ": " + e->note));
@@ -555,16 +731,27 @@ void Rewriter::on_header_name(int i) {
 // no note, no rewrite, no hazard, matching anywhere.
 bool Rewriter::is_plain(const Entry& e) const {
     return e.status == Status::Supported && e.since <= o_.hip_version && e.note.empty() &&
-           e.rewrite == Rewrite::None && e.kind != Kind::Namespace && e.kind != Kind::Member &&
-           e.match == Match::Any && (e.traits & (kBallot | kShuffle)) == 0;
+           static_cast<int>(e.family) != legacy_family_ && e.rewrite == Rewrite::None &&
+           e.kind != Kind::Namespace && e.kind != Kind::Member && e.match == Match::Any &&
+           (e.traits & (kBallot | kShuffle)) == 0;
 }
 
 void Rewriter::apply(const Entry& e, int i) {
+    if (e.rewrite == Rewrite::HipMacro) return;  // the source's own test for HIP: kept
     const std::string_view w = text(i);
     if (e.status == Status::Unsupported) {
         diag(i, Severity::Error, "unsupported-api",
              "'" + std::string(w) + "' has no HIP equivalent" +
                  (e.note.empty() ? "" : ": " + e.note));
+        count(e.family, false);
+        return;
+    }
+    if (e.family == legacy_family_ && e.kind == Kind::Function && is_punct(next_sig(i), "(")) {
+        diag(i, Severity::Error, "unsupported-api",
+             "'" + std::string(w) +
+                 "' here is the legacy API of a header this file includes (no handle "
+                 "argument), which HIP's library does not provide; port the call to the "
+                 "handle-based API. It was left unchanged");
         count(e.family, false);
         return;
     }
@@ -616,6 +803,14 @@ void Rewriter::apply(const Entry& e, int i) {
         case Rewrite::FuncArg:
             wrap_arg(e, i, "reinterpret_cast<const void*>(", "reinterpret_cast");
             break;
+        case Rewrite::VoidPtrArg:
+            wrap_arg(e, i, "(void**)(", "reinterpret_cast");
+            break;
+        case Rewrite::DeviceOnly:
+            if (legacy) report_device_only(e, i);
+            break;
+        case Rewrite::HipMacro:
+        case Rewrite::LegacyApi:
         case Rewrite::None:
             break;
     }
@@ -779,6 +974,29 @@ void Rewriter::wrap_arg(const Entry& e, int i, const char* open_text, const char
     insert_stable(toks_[a.last].end, ")");
 }
 
+// A function HIP declares __device__ only before `since`, called outside device code.
+void Rewriter::report_device_only(const Entry& e, int i) {
+    if (in_directive(i) || !is_punct(next_sig(i), "(")) return;  // a macro body: unknown side
+    const int body = function_body(i);
+    bool device = false;
+    bool host = body < 0;  // outside any function: a host initializer
+    const int name = body >= 0 ? function_name(body) : -1;
+    if (name >= 0) {
+        for (int k = statement_begin(name); k >= 0 && k < name; k = next_sig(k)) {
+            if (!is_ident(k)) continue;
+            if (text(k) == "__global__" || text(k) == "__device__") device = true;
+            if (text(k) == "__host__") host = true;
+        }
+        if (!device) host = true;
+    }
+    if (!host) return;
+    diag(i, Severity::Warning, "device-only",
+         "'" + e.legacy + "' is a device function in HIP " + version_text(o_.hip_version) +
+             " (host and device from HIP " + version_text(e.since) +
+             "); host code that calls it does not compile there" +
+             (e.note.empty() ? std::string() : ": " + e.note));
+}
+
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
@@ -793,6 +1011,10 @@ void Rewriter::on_identifier(int i) {
                     std::string(s_.substr(type.begin, type.len)) + "::" + std::string(w);
                 const Entry* e = t_.find(key, false);
                 if (e != nullptr && e->kind == Kind::Member) apply(*e, i);
+            } else if ((y.flags & kSymMember) != 0) {
+                // tile.meta_group_rank(): a method name no other type has, whatever tile is
+                const Entry* e = t_.find_method(w);
+                if (e != nullptr) apply(*e, i);
             }
             return;
         }
@@ -1098,8 +1320,84 @@ std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
     return out;
 }
 
+// `#define __shfl(v, d) __shfl_sync(0xffffffff, v, d)`: the file's own macro has a
+// name the translation writes for other CUDA names (__shfl_sync is HIP 5.2's
+// __shfl), and would hide HIP's. The macro is the file's: it keeps its meaning
+// under a name of its own, cass_NAME, from its definition on (a use before it
+// never saw it). Names written as an older or shorter form (legacy, alt) are the
+// compatibility shims' names, renamed wherever they are defined, since the calls
+// they would capture may come from other files; a name written only as a row's hip
+// name (min for umin) is renamed only where this file writes it.
+void Rewriter::find_shadowing_macros() {
+    const auto file_writes = [&](std::string_view w) {
+        for (const Symbol& y : syms_) {
+            const Entry* e = y.entry;
+            if (e != nullptr && e->cuda != w && e->kind != Kind::Include &&
+                (e->hip == w || e->legacy == w || e->alt == w)) {
+                return true;
+            }
+        }
+        return false;
+    };
+    for (const int h : scan_.breaks) {
+        if ((toks_[h].flags & kDirectiveHash) == 0) continue;
+        const int k = next_sig(h);
+        if (k < 0 || !is_ident(k) || !in_directive(k) || text(k) != "define") continue;
+        const int name = next_sig(k);
+        if (name < 0 || !is_ident(name) || !in_directive(name) || consumed_[name] != 0) continue;
+        const std::string_view w = text(name);
+        const int how = t_.emits(w);
+        if (how == 0 || (how == 1 && !file_writes(w))) continue;
+        // `#define hipMalloc cudaMalloc`: an alias of what HIP calls so, harmless.
+        const int body = next_sig(name);
+        if (body >= 0 && in_directive(body) && is_ident(body) &&
+            (next_sig(body) < 0 || !in_directive(next_sig(body)))) {
+            const Entry* e = sym(body).entry;
+            if (text(body) == w || (e != nullptr && (e->hip == w || e->legacy == w))) continue;
+        }
+        owned_.push_back("cass_" + std::string(w));
+        const std::string_view renamed = owned_.back();
+        const auto [first, end] = uses_of(toks_[name].link, name - 1, ntok_);
+        for (const int* u = first; u != end; ++u) {
+            if (consumed_[*u] == 0) rename(*u, *u, renamed);
+        }
+        diag(name, Severity::Warning, "macro-shadows-hip",
+             "'" + std::string(w) +
+                 "' is also a HIP name that the translation writes; the file's own macro "
+                 "would hide HIP's, so it is renamed '" +
+                 std::string(renamed) + "' from its definition on");
+    }
+}
+
+// Whether the file includes a family's legacy header (Rewrite::LegacyApi: cublas.h)
+// and none of its other headers (cublas_v2.h): then its calls are the legacy API.
+void Rewriter::find_legacy_headers() {
+    int legacy = -1;
+    std::unordered_set<int> modern;
+    for (const int h : scan_.breaks) {
+        if ((toks_[h].flags & kDirectiveHash) == 0) continue;
+        const int k = next_sig(h);
+        if (k < 0 || !is_ident(k) || !in_directive(k) || text(k) != "include") continue;
+        const int name = next_sig(k);
+        if (name < 0 || toks_[name].kind != TokenKind::HeaderName || text(name).size() < 2) {
+            continue;
+        }
+        const std::string_view w = text(name);
+        const Entry* e = t_.find(w.substr(1, w.size() - 2), true);
+        if (e == nullptr) continue;
+        if (e->rewrite == Rewrite::LegacyApi) {
+            legacy = e->family;
+        } else {
+            modern.insert(e->family);
+        }
+    }
+    legacy_family_ = legacy >= 0 && modern.count(legacy) == 0 ? legacy : -1;
+}
+
 Result Rewriter::run(const OutputBuffer* output) {
     for (const int i : scan_.decls) note_declaration(i);
+    find_legacy_headers();
+    find_shadowing_macros();
     scan_loops();
     walk();
     dead_ = false;

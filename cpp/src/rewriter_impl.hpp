@@ -53,6 +53,15 @@ struct Value {
     long long value = 0;
 };
 
+// What a VersionMacro row stands for in the assumed CUDA release `v` (12080):
+// the release (arg -1), its major (arg 1: 12), minor (arg 2: 8) or build (arg 3: 0).
+inline long long version_value(const Entry& e, std::uint32_t v) {
+    if (e.arg == 1) return v / 1000;
+    if (e.arg == 2) return (v % 1000) / 10;
+    if (e.arg == 3) return 0;  // a build number: the release's first
+    return v;
+}
+
 struct Loop {
     int header_open;
     int body_begin;
@@ -146,8 +155,12 @@ public:
         return y.lanes != 0;
     }
     // Arguments of the call whose '(' is at `open`; empty for "()". An empty
-    // argument ("f(a,)") is {-1, -1}.
+    // argument ("f(a,)") is {-1, -1}. Commas inside template arguments
+    // (`kernel<T, TILE>`) do not split (see template_args).
     [[nodiscard]] std::vector<Arg> call_args(int open) const;
+    // The '>' ending the template argument list that the '<' at `lt` opens, inside
+    // a group closing at `close`; -1 when that '<' is provably or possibly a less-than.
+    [[nodiscard]] int template_args(int lt, int close) const;
     // Whether a directive or a cut-off literal lies in tokens (first, last).
     [[nodiscard]] bool breaks_between(int first, int last) const;
     // Whether every bracket in tokens (first, last) pairs with one in there too.
@@ -229,6 +242,13 @@ private:
     void rewrite_replace_call(const Entry& e, int i, bool legacy);
     void rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool drop_flags);
     void wrap_arg(const Entry& e, int i, const char* open, const char* prefix_guard);
+    bool steer_to_hip(int keyword);
+    [[nodiscard]] bool tests_hip(int keyword) const;
+    void find_hip_branches();
+    void find_shadowing_macros();
+    void find_legacy_headers();
+    void report_device_only(const Entry& e, int i);
+    [[nodiscard]] bool is_template_name(int name) const;
     bool is_full_mask(const Arg& a) const;
     bool is_wide_mask(const Arg& a) const;
     bool is_location(const Arg& a) const;
@@ -291,6 +311,15 @@ public:
     bool dead_ = false;  // the current line is in a provably inactive branch
     int next_region_ = 1;
     std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
+    // #if/#elif '#'s followed in their chain by an #elif that tests for HIP, once asked.
+    std::vector<int> hip_follows_;
+    bool hip_branches_known_ = false;
+    int directive_hash_ = -1;  // the '#' of the directive being walked
+    // Symbols the file declares as templates (1), once asked by template_args.
+    mutable std::vector<std::uint8_t> template_syms_;
+    // A family whose legacy header (Rewrite::LegacyApi) the file includes, and not its
+    // modern one: its function calls are left and reported; -1 for none.
+    int legacy_family_ = -1;
 };
 
 }  // namespace cass::detail

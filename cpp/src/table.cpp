@@ -97,11 +97,27 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
             filter_[bit >> 6] |= 1ULL << (bit & 63U);
         }
     }
-    for (const Entry& e : entries_) {
+    const auto is_name = [](std::string_view w) {
+        return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+            return c == '_' || is_lower(c) || is_upper(c) || is_digit(c);
+        });
+    };
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const Entry& e = entries_[i];
         const std::size_t colons = e.cuda.rfind("::");
         if (e.kind == Kind::Member && colons != std::string::npos) {
             members_.push_back(e.cuda.substr(colons + 2));
+            if (e.match == Match::Method) methods_.push_back(i);
         }
+        if (e.kind == Kind::Include || e.kind == Kind::Member) continue;
+        if (e.hip != e.cuda && is_name(e.hip)) emitted_.push_back(e.hip);
+        for (const std::string* w : {&e.legacy, &e.alt}) {
+            if (*w != e.cuda && is_name(*w)) emitted_legacy_.push_back(*w);
+        }
+    }
+    for (std::vector<std::string>* v : {&emitted_, &emitted_legacy_}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
     }
     for (std::size_t f = 0; f < families_.size(); ++f) {
         for (const auto& p : families_[f].prefixes) {
@@ -161,6 +177,27 @@ int Table::guess_family(std::string_view name) const {
         }
     }
     return -1;
+}
+
+const Entry* Table::find_method(std::string_view name) const {
+    for (const std::size_t i : methods_) {  // a handful of rows
+        const std::string_view key = entries_[i].cuda;
+        if (key.size() > name.size() + 2 && key.substr(key.size() - name.size()) == name &&
+            key.substr(key.size() - name.size() - 2, 2) == "::") {
+            return &entries_[i];
+        }
+    }
+    return nullptr;
+}
+
+int Table::emits(std::string_view name) const {
+    const auto in = [&](const std::vector<std::string>& v) {
+        const auto it =
+            std::lower_bound(v.begin(), v.end(), name,
+                             [](const std::string& a, std::string_view b) { return a < b; });
+        return it != v.end() && *it == name;
+    };
+    return in(emitted_legacy_) ? 2 : in(emitted_) ? 1 : 0;
 }
 
 bool Table::is_member_name(std::string_view name) const {

@@ -27,9 +27,15 @@ enum class Rewrite : std::uint8_t {
     VersionMacro,  // CUDART_VERSION: an assumed CUDA release
     ByArity,       // calls with at most `arg` arguments use `alt`, zero-padded
     SurfRead,      // value-returning surfNDread<T>(...) -> out-parameter form
+    HipMacro,      // __HIPCC__, USE_ROCM: a macro the source tests to select its own HIP code
+    VoidPtrArg,    // argument `arg` is a T** out-parameter HIP takes only as void**
+    LegacyApi,     // an include: its family's calls are an API HIP lacks (cuBLAS v1)
+    DeviceOnly,    // device-only in HIP older than `since`: host uses are reported
 };
 // Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
-enum class Match : std::uint8_t { Any, Template };
+// Method: a Member row that also matches `x.name` where x's type is not known (a
+// name distinctive enough to be that type's method wherever it appears).
+enum class Match : std::uint8_t { Any, Template, Method };
 
 // What the hazard scanners need to know of a name, worked out once per table.
 enum EntryTraits : std::uint8_t {
@@ -72,6 +78,12 @@ public:
     [[nodiscard]] int guess_family(std::string_view name) const;
     // Whether some Member row is keyed "Type::name".
     [[nodiscard]] bool is_member_name(std::string_view name) const;
+    // The Member row with Match::Method whose member half is `name`, or nullptr.
+    [[nodiscard]] const Entry* find_method(std::string_view name) const;
+    // Whether a translation may write `name` for some other CUDA name: 2 as a row's
+    // legacy or alt name (an older or shorter form: __shfl for __shfl_sync), 1 as a
+    // row's hip name only, 0 never.
+    [[nodiscard]] int emits(std::string_view name) const;
 
     [[nodiscard]] const std::vector<Family>& families() const { return families_; }
     [[nodiscard]] std::size_t size() const { return entries_.size(); }
@@ -79,7 +91,10 @@ public:
 private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
-    std::vector<std::string> members_;  // the member halves of Member rows
+    std::vector<std::string> members_;         // the member halves of Member rows
+    std::vector<std::size_t> methods_;         // Member rows with Match::Method, by index
+    std::vector<std::string> emitted_;         // sorted: hip names emits() knows
+    std::vector<std::string> emitted_legacy_;  // sorted: legacy and alt names
     // Lookups come one per distinct name of a file, often with cold caches (the
     // file's own bytes pushed the table out), so they are laid out to touch
     // few cache lines: a one-bit filter on (length, first, second, last byte),
