@@ -736,7 +736,7 @@ bool Gen::instruction(std::string_view op, const std::vector<std::string_view>& 
         "cvta", "addc", "subc", "madc",  "bfe",   "bfi",      "prmt", "lop3",  "brev",    "popc",
         "clz",  "fns",  "bfind", "setp", "cvt",   "ld",       "st",   "prefetch", "prefetchu",
         "membar", "fence", "atom", "red", "cp",   "shfl",     "vote", "match", "redux",
-        "activemask", "bar", "barrier", "bra",
+        "activemask", "bar", "barrier", "bra", "shf",
     };
     bool known = false;
     for (std::string_view k : kHeads) known = known || k == head;
@@ -778,7 +778,7 @@ bool Gen::instruction(std::string_view op, const std::vector<std::string_view>& 
         ok = carry(head, m, t, a);
     } else if (head == "bfe" || head == "bfi" || head == "prmt" || head == "lop3" ||
                head == "brev" || head == "popc" || head == "clz" || head == "fns" ||
-               head == "bfind") {
+               head == "bfind" || head == "shf") {
         ok = bits_op(head, m, t, a);
     } else if (head == "setp") {
         ok = ts.size() == 1 && compare(m, t, a);
@@ -1116,6 +1116,16 @@ bool Gen::bits_op(std::string_view h, const std::vector<std::string_view>& m, T 
         if (e.empty()) e = "0u";
         stmt_ = wr(a[0], u, "[&]() -> unsigned { unsigned _a = " + x + ", _b = " + y + ", _c = " + z +
                                 "; return " + e + "; }()");
+        return true;
+    }
+    if (h == "shf" && nb == 32 && a.size() == 4 && m.size() == 2 && (m[0] == "l" || m[0] == "r") &&
+        (m[1] == "wrap" || m[1] == "clamp")) {
+        // Funnel shift of {b:a} (b the high word); .wrap takes the amount mod 32, .clamp caps it at 32.
+        const std::string n = m[1] == "wrap" ? "_n & 31u" : "(_n < 32u ? _n : 32u)";
+        const std::string e = m[0] == "r" ? "(unsigned)(_v >> _k)" : "(unsigned)((_v << _k) >> 32)";
+        stmt_ = wr(a[0], u, "[&]() -> unsigned { unsigned long long _v = ((unsigned long long)" + rd(a[2], u) +
+                                " << 32) | " + rd(a[1], u) + "; unsigned _n = " + rd(a[3], T::U32) +
+                                ", _k = " + n + "; return " + e + "; }()");
         return true;
     }
     if (h == "brev" && a.size() == 2 && m.empty()) {
