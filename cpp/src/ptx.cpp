@@ -282,7 +282,9 @@ bool parse_int(std::string_view s, unsigned long long& v) {
 }
 
 std::string Gen::label(std::string_view name) const {
-    return "_ptx_L" + std::to_string(st_.unique) + cname(name);
+    std::string out = "_ptx_L" + std::to_string(st_.unique) + "_";
+    for (char c : name) out += c == '$' ? 'S' : c == '%' ? 'P' : c;
+    return out;
 }
 
 // %N, %[name], %% and %= replaced; comments blanked. Operands become \x01N\x02.
