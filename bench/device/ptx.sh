@@ -18,7 +18,7 @@ for warp in cuda native; do
 done
 for warp in cuda native; do
   echo "== CASS_WARP=$warp" >>"$out/summary.txt"
-  grep -E "^\| ptx_" "$out/$warp/reports/ptx_programs.md" >>"$out/summary.txt" 2>/dev/null ||
+  grep -E "^\| ptx_" "$out/$warp/ptx_programs.md" >>"$out/summary.txt" 2>/dev/null ||
     tail -20 "$out/$warp.log" >>"$out/summary.txt"
 done
 cat "$out/summary.txt"

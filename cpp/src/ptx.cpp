@@ -175,6 +175,7 @@ private:
     std::vector<std::vector<std::string>> scopes_{{}};
     std::vector<std::string> shared_of_;  // per asm operand: its __cvta_generic_to_shared argument
     std::vector<bool> value_used_;        // per asm operand: read as a value
+    std::vector<bool> named_;             // per asm operand: named by the template
     std::size_t declared_ = 0;
     bool pair_ = false;  // the instruction wrote d|p
 };
@@ -418,6 +419,7 @@ bool Gen::parse_operand(std::string_view s, Val& v) {
             return fail("", "%" + std::to_string(index) + " names no operand");
         }
         const AsmOperand& o = st_.operands[index];
+        named_[index] = true;
         if (o.constraint == 'n') {
             v.kind = Val::Imm;
             v.writable = false;
@@ -1637,6 +1639,7 @@ Outcome Gen::run() {
     const std::size_t nops = st_.operands.size();
     shared_of_.assign(nops, std::string());
     value_used_.assign(nops, false);
+    named_.assign(nops, false);
     for (std::size_t k = 0; k < nops; ++k) {
         const AsmOperand& o = st_.operands[k];
         if (!o.output && (o.constraint == 'r' || o.constraint == 'l')) shared_of_[k] = shared_argument(o.expr);
@@ -1713,6 +1716,10 @@ Outcome Gen::run() {
         const AsmOperand& o = st_.operands[k];
         if (o.constraint == 'n') continue;
         if (!shared_of_[k].empty() && !value_used_[k]) continue;
+        if (!o.output && !named_[k]) {  // evaluated, as the asm would, but no local to warn about
+            head += "(void)" + paren(o.expr) + "; ";
+            continue;
+        }
         const T t = o.constraint == 'l'   ? T::U64
                     : o.constraint == 'h' ? T::U16
                     : o.constraint == 'c' ? T::U8
