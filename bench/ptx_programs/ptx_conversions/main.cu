@@ -94,9 +94,9 @@ static unsigned bits(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 template <class T> static T to_int(double v, int mode) {
   // Round in the mode, then clamp to T's range; NaN is 0 (PTX's float-to-integer rule).
   if (v != v) return 0;
-  fesetround(mode);
-  const double r = nearbyint(v);
-  fesetround(FE_TONEAREST);
+  // trunc/floor/ceil, not fesetround: compilers may share one nearbyint across modes.
+  const double r = mode == FE_TOWARDZERO ? trunc(v) : mode == FE_DOWNWARD ? floor(v)
+                   : mode == FE_UPWARD   ? ceil(v) : nearbyint(v);
   const double lo = (double)std::numeric_limits<T>::min(), hi = (double)std::numeric_limits<T>::max();
   if (r <= lo) return std::numeric_limits<T>::min();
   if (r >= hi) return std::numeric_limits<T>::max();
@@ -110,10 +110,7 @@ static float to_float(double v, int mode) {
   return r;
 }
 static float round_f(float v, int mode) {
-  fesetround(mode);
-  const float r = nearbyintf(v);
-  fesetround(FE_TONEAREST);
-  return r;
+  return mode == FE_TOWARDZERO ? truncf(v) : mode == FE_DOWNWARD ? floorf(v) : mode == FE_UPWARD ? ceilf(v) : nearbyintf(v);
 }
 template <class T> static long long clamp(long long v) {
   const long long lo = (long long)std::numeric_limits<T>::min(), hi = (long long)std::numeric_limits<T>::max();
