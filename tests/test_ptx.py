@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.build_helpers import ARCHS, HIPCC, require
-from tests.core_invariants import OPTIONS, check_invariants
 
 from cass_build import Settings, include_dir, translate
+from tests.build_helpers import ARCHS, HIPCC, require
+from tests.core_invariants import OPTIONS, check_invariants
 
 FORMS = Path(__file__).parent / "fixtures" / "ptx" / "forms.cu"
 NATIVE = Settings(hip_version=(5, 2), warp="native")
@@ -23,7 +23,9 @@ def hip(source: str, settings: Settings = NATIVE) -> str:
 
 
 def diags(source: str, settings: Settings = NATIVE) -> list[tuple[str, str, str]]:
-    return [(d.severity, d.rule, d.message) for d in translate(source, options=settings).diagnostics]
+    return [
+        (d.severity, d.rule, d.message) for d in translate(source, options=settings).diagnostics
+    ]
 
 
 def test_lane_id_in_each_warp_mode() -> None:
@@ -53,7 +55,9 @@ def test_inputs_are_copied_in_and_outputs_out() -> None:
 def test_shuffle_width_comes_from_the_c_operand() -> None:
     src = 'asm("shfl.sync.down.b32 %0, %1, %2, 0x101f, 0xffff;" : "=r"(r) : "r"(v), "r"(d));'
     assert "__shfl_down(_ptx_1, (int)_ptx_2, 16)" in hip(src)
-    assert "__cass_shfl_down_sync(((unsigned)(0xffffull)), _ptx_1, (int)_ptx_2, 16)" in hip(src, CUDA)
+    assert "__cass_shfl_down_sync(((unsigned)(0xffffull)), _ptx_1, (int)_ptx_2, 16)" in hip(
+        src, CUDA
+    )
     # A clamp that is not the width's own stays untranslated, named.
     bad = 'asm("shfl.sync.down.b32 %0, %1, %2, 0x1003, 0xffff;" : "=r"(r) : "r"(v), "r"(d));'
     assert diags(bad)[0][2] == "inline PTX instruction 'shfl.sync.down.b32' has no HIP translation"

@@ -22,7 +22,23 @@ namespace cass::detail::ptx {
 namespace {
 
 enum class T : std::uint8_t {
-    None, Pred, B8, U8, S8, B16, U16, S16, B32, U32, S32, B64, U64, S64, F16, F32, F64,
+    None,
+    Pred,
+    B8,
+    U8,
+    S8,
+    B16,
+    U16,
+    S16,
+    B32,
+    U32,
+    S32,
+    B64,
+    U64,
+    S64,
+    F16,
+    F32,
+    F64,
 };
 
 struct TypeName {
@@ -31,10 +47,10 @@ struct TypeName {
 };
 
 constexpr TypeName kTypes[] = {
-    {"pred", T::Pred}, {"b8", T::B8},   {"u8", T::U8},   {"s8", T::S8},   {"b16", T::B16},
-    {"u16", T::U16},   {"s16", T::S16}, {"b32", T::B32}, {"u32", T::U32}, {"s32", T::S32},
-    {"b64", T::B64},   {"u64", T::U64}, {"s64", T::S64}, {"f16", T::F16}, {"f32", T::F32},
-    {"f64", T::F64},
+    {"pred", T::Pred}, {"b8", T::B8},   {"u8", T::U8},   {"s8", T::S8},
+    {"b16", T::B16},   {"u16", T::U16}, {"s16", T::S16}, {"b32", T::B32},
+    {"u32", T::U32},   {"s32", T::S32}, {"b64", T::B64}, {"u64", T::U64},
+    {"s64", T::S64},   {"f16", T::F16}, {"f32", T::F32}, {"f64", T::F64},
 };
 
 T parse_type(std::string_view w) {
@@ -46,12 +62,29 @@ T parse_type(std::string_view w) {
 
 int bits(T t) {
     switch (t) {
-        case T::Pred: return 1;
-        case T::B8: case T::U8: case T::S8: return 8;
-        case T::B16: case T::U16: case T::S16: case T::F16: return 16;
-        case T::B32: case T::U32: case T::S32: case T::F32: return 32;
-        case T::B64: case T::U64: case T::S64: case T::F64: return 64;
-        default: return 0;
+        case T::Pred:
+            return 1;
+        case T::B8:
+        case T::U8:
+        case T::S8:
+            return 8;
+        case T::B16:
+        case T::U16:
+        case T::S16:
+        case T::F16:
+            return 16;
+        case T::B32:
+        case T::U32:
+        case T::S32:
+        case T::F32:
+            return 32;
+        case T::B64:
+        case T::U64:
+        case T::S64:
+        case T::F64:
+            return 64;
+        default:
+            return 0;
     }
 }
 
@@ -61,18 +94,35 @@ bool is_int(T t) { return t != T::None && t != T::Pred && !is_float(t); }
 
 const char* ctype(T t) {
     switch (t) {
-        case T::Pred: return "bool";
-        case T::B8: case T::U8: return "unsigned char";
-        case T::S8: return "signed char";
-        case T::B16: case T::U16: case T::F16: return "unsigned short";
-        case T::S16: return "short";
-        case T::B32: case T::U32: return "unsigned";
-        case T::S32: return "int";
-        case T::B64: case T::U64: return "unsigned long long";
-        case T::S64: return "long long";
-        case T::F32: return "float";
-        case T::F64: return "double";
-        default: return "unsigned";
+        case T::Pred:
+            return "bool";
+        case T::B8:
+        case T::U8:
+            return "unsigned char";
+        case T::S8:
+            return "signed char";
+        case T::B16:
+        case T::U16:
+        case T::F16:
+            return "unsigned short";
+        case T::S16:
+            return "short";
+        case T::B32:
+        case T::U32:
+            return "unsigned";
+        case T::S32:
+            return "int";
+        case T::B64:
+        case T::U64:
+            return "unsigned long long";
+        case T::S64:
+            return "long long";
+        case T::F32:
+            return "float";
+        case T::F64:
+            return "double";
+        default:
+            return "unsigned";
     }
 }
 
@@ -82,7 +132,9 @@ T signed_of(int n) { return n <= 8 ? T::S8 : n <= 16 ? T::S16 : n <= 32 ? T::S32
 T arith_of(T t) { return bits(t) <= 32 ? T::U32 : T::U64; }
 
 std::string paren(const std::string& e) { return "(" + e + ")"; }
-std::string cast(T t, const std::string& e) { return "((" + std::string(ctype(t)) + ")" + paren(e) + ")"; }
+std::string cast(T t, const std::string& e) {
+    return "((" + std::string(ctype(t)) + ")" + paren(e) + ")";
+}
 
 // Converts an expression of type `from` (a register's or an instruction's) to `to`.
 std::string convert(const std::string& e, T from, T to) {
@@ -107,8 +159,8 @@ std::string dec(long long v) { return std::to_string(v); }
 // An operand of one instruction.
 struct Val {
     enum Kind : std::uint8_t { Reg, Imm, Special, Addr, Vec, Sink, Label } kind = Reg;
-    std::string c;   // C++: the register's name, the special register's expression
-    T st = T::U32;   // the register's type
+    std::string c;     // C++: the register's name, the special register's expression
+    T st = T::U32;     // the register's type
     bool neg = false;  // !p
     bool writable = true;
     bool imm_float = false;
@@ -202,7 +254,9 @@ bool ident_char(char c) {
            c == '$';
 }
 
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool blank(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && blank(s.front())) s.remove_prefix(1);
@@ -361,8 +415,16 @@ bool Gen::parse_operand(std::string_view s, Val& v) {
         return true;
     }
     if (s.front() == '!') {
-        if (!parse_operand(s.substr(1), v)) return false;
-        v.neg = !v.neg;
+        bool neg = false;
+        while (!s.empty() && (s.front() == '!' || blank(s.front()))) {
+            neg = neg != (s.front() == '!');
+            s.remove_prefix(1);
+        }
+        if (s.empty() || s.front() == '!' || s.front() == '[' || s.front() == '{') {
+            return fail("", "a bad predicate operand");
+        }
+        if (!parse_operand(s, v)) return false;
+        v.neg = neg;
         v.writable = false;
         return true;
     }
@@ -379,11 +441,14 @@ bool Gen::parse_operand(std::string_view s, Val& v) {
                 o = trim(o.substr(1));
             }
             unsigned long long u = 0;
-            if (!parse_int(o, u)) return fail("", "an address offset that is not a number");
+            if (!parse_int(o, u) || u > (1ULL << 40)) return fail("", "a bad address offset");
             off = negative ? -static_cast<long long>(u) : static_cast<long long>(u);
             in = trim(in.substr(0, plus));
         }
         Val base;
+        if (in.empty() || in.front() == '[' || in.front() == '{' || in.front() == '!') {
+            return fail("", "a bad address");
+        }
         if (!parse_operand(in, base)) return false;
         if (base.kind != Val::Reg && base.kind != Val::Imm) {
             return fail("", "an address that is not a register");
@@ -400,7 +465,11 @@ bool Gen::parse_operand(std::string_view s, Val& v) {
         while (true) {
             const std::size_t comma = in.find(',');
             Val e;
-            if (!parse_operand(in.substr(0, comma), e)) return false;
+            const std::string_view part = trim(in.substr(0, comma));
+            if (!part.empty() && (part.front() == '[' || part.front() == '{')) {
+                return fail("", "a vector inside a vector or an address");
+            }
+            if (!parse_operand(part, e)) return false;
             v.elems.push_back(std::move(e));
             if (comma == std::string_view::npos) break;
             in.remove_prefix(comma + 1);
@@ -484,7 +553,8 @@ bool Gen::parse_operand(std::string_view s, Val& v) {
     }
     // Registers: declared ones first, then the special registers.
     for (char c : s) {
-        if (!ident_char(c) && c != '%' && c != '.') return fail("", "a bad operand '" + std::string(s) + "'");
+        if (!ident_char(c) && c != '%' && c != '.')
+            return fail("", "a bad operand '" + std::string(s) + "'");
     }
     const auto found = regs_.find(std::string(s));
     if (found != regs_.end() && !found->second.empty()) {
@@ -594,7 +664,8 @@ std::string Gen::ptr(const Val& a, T elem, bool shared_space) {
     const Val& base = a.elems[0];
     const std::string pt = "(" + std::string(ctype(elem)) + "*)";
     const std::string off = a.offset == 0 ? "" : " + " + dec(a.offset) + "ll";
-    if (!base.shared.empty()) return "(" + pt + "((unsigned char*)" + paren(base.shared) + off + "))";
+    if (!base.shared.empty())
+        return "(" + pt + "((unsigned char*)" + paren(base.shared) + off + "))";
     if (shared_space) {
         fail("", "a shared-memory address that is not __cvta_generic_to_shared(pointer)");
         return "0";
@@ -683,7 +754,9 @@ bool Gen::statement(std::string_view s) {
             s.remove_prefix(1);
         }
         std::size_t e = 0;
-        while (e < s.size() && (ident_char(s[e]) || s[e] == '%' || s[e] == '\x01' || s[e] == '\x02')) ++e;
+        while (e < s.size() &&
+               (ident_char(s[e]) || s[e] == '%' || s[e] == '\x01' || s[e] == '\x02'))
+            ++e;
         Val p;
         if (!parse_operand(s.substr(0, e), p)) return false;
         guard = rd(p, T::Pred);
@@ -735,12 +808,12 @@ bool Gen::instruction(std::string_view op, const std::vector<std::string_view>& 
         }
     }
     static constexpr std::string_view kHeads[] = {
-        "mov",  "add",  "sub",  "mul",   "mad",   "fma",      "div",  "rem",   "min",     "max",
-        "abs",  "neg",  "and",  "or",    "xor",   "not",      "cnot", "shl",   "shr",     "selp",
-        "cvta", "addc", "subc", "madc",  "bfe",   "bfi",      "prmt", "lop3",  "brev",    "popc",
-        "clz",  "fns",  "bfind", "setp", "cvt",   "ld",       "st",   "prefetch", "prefetchu",
-        "membar", "fence", "atom", "red", "cp",   "shfl",     "vote", "match", "redux",
-        "activemask", "bar", "barrier", "bra", "shf",
+        "mov",  "add",      "sub",       "mul",        "mad",   "fma",     "div",  "rem",  "min",
+        "max",  "abs",      "neg",       "and",        "or",    "xor",     "not",  "cnot", "shl",
+        "shr",  "selp",     "cvta",      "addc",       "subc",  "madc",    "bfe",  "bfi",  "prmt",
+        "lop3", "brev",     "popc",      "clz",        "fns",   "bfind",   "setp", "cvt",  "ld",
+        "st",   "prefetch", "prefetchu", "membar",     "fence", "atom",    "red",  "cp",   "shfl",
+        "vote", "match",    "redux",     "activemask", "bar",   "barrier", "bra",  "shf",
     };
     bool known = false;
     for (std::string_view k : kHeads) known = known || k == head;
@@ -750,10 +823,12 @@ bool Gen::instruction(std::string_view op, const std::vector<std::string_view>& 
     for (std::string_view s : args) {
         // d|p: two destinations.
         const std::size_t bar = s.find('|');
-        if (bar != std::string_view::npos && (head == "setp" || head == "shfl" || head == "match")) {
+        if (bar != std::string_view::npos &&
+            (head == "setp" || head == "shfl" || head == "match")) {
             Val d;
             Val p;
-            if (!parse_operand(s.substr(0, bar), d) || !parse_operand(s.substr(bar + 1), p)) return false;
+            if (!parse_operand(s.substr(0, bar), d) || !parse_operand(s.substr(bar + 1), p))
+                return false;
             a.push_back(std::move(d));
             a.push_back(std::move(p));
             pair_ = pair_ || a.size() == 2;
@@ -821,8 +896,9 @@ bool Gen::arith(std::string_view h, const std::vector<std::string_view>& m, T t,
             const T part = unsigned_of(nb);
             std::string e;
             for (std::size_t k = 0; k < a[1].elems.size(); ++k) {
-                e += (k ? " | " : "") + std::string("(") + cast(unsigned_of(bits(t)), rd(a[1].elems[k], part)) +
-                     " << " + std::to_string(nb * static_cast<int>(k)) + ")";
+                e += (k ? " | " : "") + std::string("(") +
+                     cast(unsigned_of(bits(t)), rd(a[1].elems[k], part)) + " << " +
+                     std::to_string(nb * static_cast<int>(k)) + ")";
             }
             stmt_ = wr(a[0], unsigned_of(bits(t)), e);
             return true;
@@ -832,8 +908,9 @@ bool Gen::arith(std::string_view h, const std::vector<std::string_view>& m, T t,
             if (nb != 8 && nb != 16 && nb != 32) return false;
             const std::string v = R(1, unsigned_of(bits(t)));
             for (std::size_t k = 0; k < a[0].elems.size(); ++k) {
-                stmt_ += wr(a[0].elems[k], unsigned_of(nb),
-                            cast(unsigned_of(nb), v + " >> " + std::to_string(nb * static_cast<int>(k))));
+                stmt_ += wr(
+                    a[0].elems[k], unsigned_of(nb),
+                    cast(unsigned_of(nb), v + " >> " + std::to_string(nb * static_cast<int>(k))));
             }
             return true;
         }
@@ -941,8 +1018,9 @@ bool Gen::arith(std::string_view h, const std::vector<std::string_view>& m, T t,
     if ((h == "div" || h == "rem") && n == 3) {
         // Computed in the instruction's own type; a zero divisor gives all ones, as on NVIDIA.
         const std::string d = R(2, t);
-        stmt_ = wr(a[0], t, d + " == 0 ? " + (h == "div" ? cast(t, "-1") : R(1, t)) + " : " +
-                                 R(1, t) + (h == "div" ? " / " : " % ") + d);
+        stmt_ = wr(a[0], t,
+                   d + " == 0 ? " + (h == "div" ? cast(t, "-1") : R(1, t)) + " : " + R(1, t) +
+                       (h == "div" ? " / " : " % ") + d);
         return true;
     }
     if ((h == "min" || h == "max") && n == 3) {
@@ -977,22 +1055,29 @@ bool Gen::arith(std::string_view h, const std::vector<std::string_view>& m, T t,
         std::string b = R(2, T::U32);
         const std::string w = std::to_string(nb) + "u";
         if (a[2].kind == Val::Imm && !a[2].imm_float && a[2].c.empty()) {
-            // A constant amount: decided here (clang warns on a shift by the width even when unused).
+            // A constant amount: decided here (clang warns on a shift by the width even when
+            // unused).
             const unsigned long long k = a[2].ival;
             if (k >= static_cast<unsigned long long>(nb) && (h == "shl" || !is_signed(t))) {
                 stmt_ = wr(a[0], u, cast(u, "0"));
                 return true;
             }
-            b = std::to_string(k >= static_cast<unsigned long long>(nb) ? nb - 1 : static_cast<int>(k)) + "u";
+            b = std::to_string(k >= static_cast<unsigned long long>(nb) ? nb - 1
+                                                                        : static_cast<int>(k)) +
+                "u";
         }
         if (h == "shl") {
             stmt_ = wr(a[0], u, b + " >= " + w + " ? " + cast(u, "0") + " : " + U(1) + " << " + b);
         } else if (is_signed(t)) {
             const T s = nb <= 32 ? T::S32 : T::S64;
             const std::string x = cast(s, R(1, t));
-            stmt_ = wr(a[0], s, x + " >> (" + b + " >= " + w + " ? " + std::to_string(nb - 1) + "u : " + b + ")");
+            stmt_ = wr(
+                a[0], s,
+                x + " >> (" + b + " >= " + w + " ? " + std::to_string(nb - 1) + "u : " + b + ")");
         } else {
-            stmt_ = wr(a[0], u, b + " >= " + w + " ? " + cast(u, "0") + " : " + cast(u, R(1, unsigned_of(nb))) + " >> " + b);
+            stmt_ = wr(a[0], u,
+                       b + " >= " + w + " ? " + cast(u, "0") + " : " +
+                           cast(u, R(1, unsigned_of(nb))) + " >> " + b);
         }
         return true;
     }
@@ -1016,12 +1101,14 @@ bool Gen::carry(std::string_view h, const std::vector<std::string_view>& m, T t,
         x = rd(a[1], u);
         y = rd(a[2], u);
     } else if (h == "mad" || h == "madc") {
-        if (a.size() != 4 || !(has(m, "lo") || has(m, "hi")) || !only(m, {"cc", "lo", "hi"})) return false;
+        if (a.size() != 4 || !(has(m, "lo") || has(m, "hi")) || !only(m, {"cc", "lo", "hi"}))
+            return false;
         const bool hi = has(m, "hi");
-        const std::string p = bits(t) == 64 ? (hi ? "__umul64hi(" + rd(a[1], u) + ", " + rd(a[2], u) + ")"
-                                                  : rd(a[1], u) + " * " + rd(a[2], u))
-                                            : (hi ? "__umulhi(" + rd(a[1], u) + ", " + rd(a[2], u) + ")"
-                                                  : rd(a[1], u) + " * " + rd(a[2], u));
+        const std::string p = bits(t) == 64
+                                  ? (hi ? "__umul64hi(" + rd(a[1], u) + ", " + rd(a[2], u) + ")"
+                                        : rd(a[1], u) + " * " + rd(a[2], u))
+                                  : (hi ? "__umulhi(" + rd(a[1], u) + ", " + rd(a[2], u) + ")"
+                                        : rd(a[1], u) + " * " + rd(a[2], u));
         if (hi && is_signed(t)) return false;
         x = "(" + U + ")(" + p + ")";
         y = rd(a[3], u);
@@ -1029,7 +1116,8 @@ bool Gen::carry(std::string_view h, const std::vector<std::string_view>& m, T t,
         return false;
     }
     const bool sub = h == "sub" || h == "subc";
-    std::string s = "{ " + U + " _x = " + x + ", _y = " + y + ", _s = _x " + (sub ? "-" : "+") + " _y; ";
+    std::string s =
+        "{ " + U + " _x = " + x + ", _y = " + y + ", _s = _x " + (sub ? "-" : "+") + " _y; ";
     std::string c = sub ? "(_x < _y)" : "(_s < _x)";
     if (cc_in) {
         s += U + " _t = _s " + (sub ? "-" : "+") + " _ptx_cc; ";
@@ -1055,14 +1143,15 @@ bool Gen::bits_op(std::string_view h, const std::vector<std::string_view>& m, T 
     const std::string W = std::to_string(nb) + "u";
     if (h == "bfe" && a.size() == 4 && m.empty()) {
         // bits [pos, pos+len) of a; .s fills the rest with bit min(pos+len-1, msb).
-        std::string s = "[&]() -> " + U + " { " + U + " _a = " + rd(a[1], u) + "; unsigned _p = " +
-                        rd(a[2], T::U32) + " & 255u, _l = " + rd(a[3], T::U32) +
-                        " & 255u; unsigned _k = _p >= " + W + " ? 0u : (_l < " + W + " - _p ? _l : " + W +
-                        " - _p); " + U + " _m = _k >= " + W + " ? " + all + " : ((" + one +
-                        " << _k) - 1); " + U + " _f = _k == 0 ? 0 : (_a >> _p) & _m; ";
+        std::string s = "[&]() -> " + U + " { " + U + " _a = " + rd(a[1], u) +
+                        "; unsigned _p = " + rd(a[2], T::U32) +
+                        " & 255u, _l = " + rd(a[3], T::U32) + " & 255u; unsigned _k = _p >= " + W +
+                        " ? 0u : (_l < " + W + " - _p ? _l : " + W + " - _p); " + U +
+                        " _m = _k >= " + W + " ? " + all + " : ((" + one + " << _k) - 1); " + U +
+                        " _f = _k == 0 ? 0 : (_a >> _p) & _m; ";
         if (is_signed(t)) {
-            s += "if (_l != 0) { unsigned _b = _p + _l - 1u < " + W + " - 1u ? _p + _l - 1u : " + W +
-                 " - 1u; if ((_a >> _b) & 1) _f |= ~_m; } ";
+            s += "if (_l != 0) { unsigned _b = _p + _l - 1u < " + W +
+                 " - 1u ? _p + _l - 1u : " + W + " - 1u; if ((_a >> _b) & 1) _f |= ~_m; } ";
         }
         stmt_ = wr(a[0], u, s + "return _f; }()");
         return true;
@@ -1071,9 +1160,10 @@ bool Gen::bits_op(std::string_view h, const std::vector<std::string_view>& m, T 
         stmt_ = wr(a[0], u,
                    "[&]() -> " + U + " { " + U + " _f = " + rd(a[1], u) + ", _b = " + rd(a[2], u) +
                        "; unsigned _p = " + rd(a[3], T::U32) + " & 255u, _l = " + rd(a[4], T::U32) +
-                       " & 255u; unsigned _k = _p >= " + W + " ? 0u : (_l < " + W + " - _p ? _l : " +
-                       W + " - _p); if (_k == 0) return _b; " + U + " _m = (_k >= " + W + " ? " + all +
-                       " : ((" + one + " << _k) - 1)) << _p; return (_b & ~_m) | ((_f << _p) & _m); }()");
+                       " & 255u; unsigned _k = _p >= " + W + " ? 0u : (_l < " + W +
+                       " - _p ? _l : " + W + " - _p); if (_k == 0) return _b; " + U +
+                       " _m = (_k >= " + W + " ? " + all + " : ((" + one +
+                       " << _k) - 1)) << _p; return (_b & ~_m) | ((_f << _p) & _m); }()");
         return true;
     }
     if (h == "prmt" && nb == 32 && a.size() == 4 && m.size() <= 1) {
@@ -1096,12 +1186,13 @@ bool Gen::bits_op(std::string_view h, const std::vector<std::string_view>& m, T 
         } else {
             return false;
         }
-        stmt_ = wr(a[0], u,
-                   "[&]() -> unsigned { unsigned long long _v = ((unsigned long long)" + rd(a[2], u) +
-                       " << 32) | " + rd(a[1], u) + "; unsigned _c = " + rd(a[3], u) +
-                       ", _d = 0; for (unsigned _i = 0; _i < 4u; ++_i) { unsigned _s = " + sel +
-                       "; unsigned _b = (unsigned)(_v >> (8 * (_s & 7u))) & 255u; if (_s & 8u) _b = "
-                       "(_b & 128u) ? 255u : 0u; _d |= _b << (8 * _i); } return _d; }()");
+        stmt_ =
+            wr(a[0], u,
+               "[&]() -> unsigned { unsigned long long _v = ((unsigned long long)" + rd(a[2], u) +
+                   " << 32) | " + rd(a[1], u) + "; unsigned _c = " + rd(a[3], u) +
+                   ", _d = 0; for (unsigned _i = 0; _i < 4u; ++_i) { unsigned _s = " + sel +
+                   "; unsigned _b = (unsigned)(_v >> (8 * (_s & 7u))) & 255u; if (_s & 8u) _b = "
+                   "(_b & 128u) ? 255u : 0u; _d |= _b << (8 * _i); } return _d; }()");
         return true;
     }
     if (h == "lop3" && nb == 32 && a.size() == 5 && m.empty()) {
@@ -1114,22 +1205,26 @@ bool Gen::bits_op(std::string_view h, const std::vector<std::string_view>& m, T 
         for (unsigned i = 0; i < 8; ++i) {
             if (((lut >> i) & 1) == 0) continue;
             if (!e.empty()) e += " | ";
-            e += std::string("(") + ((i & 4) ? "" : "~") + "_a & " + ((i & 2) ? "" : "~") + "_b & " +
-                 ((i & 1) ? "" : "~") + "_c)";
+            e += std::string("(") + ((i & 4) ? "" : "~") + "_a & " + ((i & 2) ? "" : "~") +
+                 "_b & " + ((i & 1) ? "" : "~") + "_c)";
         }
         if (e.empty()) e = "0u";
-        stmt_ = wr(a[0], u, "[&]() -> unsigned { unsigned _a = " + x + ", _b = " + y + ", _c = " + z +
-                                "; return " + e + "; }()");
+        stmt_ = wr(a[0], u,
+                   "[&]() -> unsigned { unsigned _a = " + x + ", _b = " + y + ", _c = " + z +
+                       "; return " + e + "; }()");
         return true;
     }
     if (h == "shf" && nb == 32 && a.size() == 4 && m.size() == 2 && (m[0] == "l" || m[0] == "r") &&
         (m[1] == "wrap" || m[1] == "clamp")) {
-        // Funnel shift of {b:a} (b the high word); .wrap takes the amount mod 32, .clamp caps it at 32.
+        // Funnel shift of {b:a} (b the high word); .wrap takes the amount mod 32, .clamp caps it
+        // at 32.
         const std::string n = m[1] == "wrap" ? "_n & 31u" : "(_n < 32u ? _n : 32u)";
         const std::string e = m[0] == "r" ? "(unsigned)(_v >> _k)" : "(unsigned)((_v << _k) >> 32)";
-        stmt_ = wr(a[0], u, "[&]() -> unsigned { unsigned long long _v = ((unsigned long long)" + rd(a[2], u) +
-                                " << 32) | " + rd(a[1], u) + "; unsigned _n = " + rd(a[3], T::U32) +
-                                ", _k = " + n + "; return " + e + "; }()");
+        stmt_ =
+            wr(a[0], u,
+               "[&]() -> unsigned { unsigned long long _v = ((unsigned long long)" + rd(a[2], u) +
+                   " << 32) | " + rd(a[1], u) + "; unsigned _n = " + rd(a[3], T::U32) +
+                   ", _k = " + n + "; return " + e + "; }()");
         return true;
     }
     if (h == "brev" && a.size() == 2 && m.empty()) {
@@ -1137,31 +1232,36 @@ bool Gen::bits_op(std::string_view h, const std::vector<std::string_view>& m, T 
         return true;
     }
     if (h == "popc" && a.size() == 2 && m.empty()) {
-        stmt_ = wr(a[0], T::U32, cast(T::U32, (nb == 32 ? "__popc(" : "__popcll(") + rd(a[1], u) + ")"));
+        stmt_ = wr(a[0], T::U32,
+                   cast(T::U32, (nb == 32 ? "__popc(" : "__popcll(") + rd(a[1], u) + ")"));
         return true;
     }
     if (h == "clz" && a.size() == 2 && m.empty()) {
         stmt_ = wr(a[0], T::U32,
-                   cast(T::U32, nb == 32 ? "__clz((int)" + rd(a[1], u) + ")" : "__clzll((long long)" + rd(a[1], u) + ")"));
+                   cast(T::U32, nb == 32 ? "__clz((int)" + rd(a[1], u) + ")"
+                                         : "__clzll((long long)" + rd(a[1], u) + ")"));
         return true;
     }
     if (h == "bfind" && a.size() == 2 && !is_signed(t) && only(m, {"shiftamt"})) {
         const std::string c = nb == 32 ? "__clz((int)_a)" : "__clzll((long long)_a)";
-        const std::string pos = has(m, "shiftamt") ? "(unsigned)" + c : std::to_string(nb - 1) + "u - (unsigned)" + c;
-        stmt_ = wr(a[0], T::U32, "[&]() -> unsigned { " + U + " _a = " + rd(a[1], u) +
-                                     "; return _a == 0 ? 0xffffffffu : " + pos + "; }()");
+        const std::string pos =
+            has(m, "shiftamt") ? "(unsigned)" + c : std::to_string(nb - 1) + "u - (unsigned)" + c;
+        stmt_ = wr(a[0], T::U32,
+                   "[&]() -> unsigned { " + U + " _a = " + rd(a[1], u) +
+                       "; return _a == 0 ? 0xffffffffu : " + pos + "; }()");
         return true;
     }
     if (h == "fns" && nb == 32 && a.size() == 4 && m.empty()) {
         // The offset-th set bit of the mask counting from base (up for offset > 0, down
         // for < 0); offset 0 asks whether base itself is set.
-        stmt_ = wr(a[0], T::U32,
-                   "[&]() -> unsigned { unsigned _m = " + rd(a[1], T::U32) + ", _b = " + rd(a[2], T::U32) +
-                       " & 31u; int _o = " + rd(a[3], T::S32) +
-                       "; if (_o == 0) return (_m >> _b) & 1u ? _b : 0xffffffffu; int _n = _o > 0 ? _o : "
-                       "-_o; int _step = _o > 0 ? 1 : -1; for (int _i = (int)_b; _i >= 0 && _i < 32; _i "
-                       "+= _step) { if ((_m >> _i) & 1u) { if (--_n == 0) return (unsigned)_i; } } return "
-                       "0xffffffffu; }()");
+        stmt_ = wr(
+            a[0], T::U32,
+            "[&]() -> unsigned { unsigned _m = " + rd(a[1], T::U32) + ", _b = " + rd(a[2], T::U32) +
+                " & 31u; int _o = " + rd(a[3], T::S32) +
+                "; if (_o == 0) return (_m >> _b) & 1u ? _b : 0xffffffffu; int _n = _o > 0 ? _o : "
+                "-_o; int _step = _o > 0 ? 1 : -1; for (int _i = (int)_b; _i >= 0 && _i < 32; _i "
+                "+= _step) { if ((_m >> _i) & 1u) { if (--_n == 0) return (unsigned)_i; } } return "
+                "0xffffffffu; }()");
         return true;
     }
     return false;
@@ -1186,26 +1286,45 @@ bool Gen::compare(const std::vector<std::string_view>& m, T t, const std::vector
     const std::string y = "_y";
     std::string e;
     const bool fl = is_float(t);
-    if (cmp == "eq") e = fl ? "_x == _y" : "_x == _y";
-    else if (cmp == "ne") e = fl ? "(_x < _y || _x > _y)" : "_x != _y";
-    else if (cmp == "lt" || cmp == "lo") e = "_x < _y";
-    else if (cmp == "le" || cmp == "ls") e = "_x <= _y";
-    else if (cmp == "gt" || cmp == "hi") e = "_x > _y";
-    else if (cmp == "ge" || cmp == "hs") e = "_x >= _y";
-    else if (fl && cmp == "equ") e = "!(_x < _y || _x > _y)";
-    else if (fl && cmp == "neu") e = "_x != _y";
-    else if (fl && cmp == "ltu") e = "!(_x >= _y)";
-    else if (fl && cmp == "leu") e = "!(_x > _y)";
-    else if (fl && cmp == "gtu") e = "!(_x <= _y)";
-    else if (fl && cmp == "geu") e = "!(_x < _y)";
-    else if (fl && cmp == "num") e = "(_x == _x && _y == _y)";
-    else if (fl && cmp == "nan") e = "(_x != _x || _y != _y)";
-    else return false;
+    if (cmp == "eq")
+        e = fl ? "_x == _y" : "_x == _y";
+    else if (cmp == "ne")
+        e = fl ? "(_x < _y || _x > _y)" : "_x != _y";
+    else if (cmp == "lt" || cmp == "lo")
+        e = "_x < _y";
+    else if (cmp == "le" || cmp == "ls")
+        e = "_x <= _y";
+    else if (cmp == "gt" || cmp == "hi")
+        e = "_x > _y";
+    else if (cmp == "ge" || cmp == "hs")
+        e = "_x >= _y";
+    else if (fl && cmp == "equ")
+        e = "!(_x < _y || _x > _y)";
+    else if (fl && cmp == "neu")
+        e = "_x != _y";
+    else if (fl && cmp == "ltu")
+        e = "!(_x >= _y)";
+    else if (fl && cmp == "leu")
+        e = "!(_x > _y)";
+    else if (fl && cmp == "gtu")
+        e = "!(_x <= _y)";
+    else if (fl && cmp == "geu")
+        e = "!(_x < _y)";
+    else if (fl && cmp == "num")
+        e = "(_x == _x && _y == _y)";
+    else if (fl && cmp == "nan")
+        e = "(_x != _x || _y != _y)";
+    else
+        return false;
     if ((cmp == "lo" || cmp == "ls" || cmp == "hi" || cmp == "hs") && is_signed(t)) return false;
     // .b types compare as unsigned; lt/gt on .u types are unsigned too (C++ does that).
-    const T ct = t == T::B16 ? T::U16 : t == T::B32 ? T::U32 : t == T::B64 ? T::U64 : t == T::B8 ? T::U8 : t;
-    std::string s = "{ " + std::string(ctype(ct)) + " _x = " + rd(a[first], ct) + ", _y = " + rd(a[first + 1], ct) +
-                    "; bool _r = " + e + "; ";
+    const T ct = t == T::B16   ? T::U16
+                 : t == T::B32 ? T::U32
+                 : t == T::B64 ? T::U64
+                 : t == T::B8  ? T::U8
+                               : t;
+    std::string s = "{ " + std::string(ctype(ct)) + " _x = " + rd(a[first], ct) +
+                    ", _y = " + rd(a[first + 1], ct) + "; bool _r = " + e + "; ";
     std::string q = "!_r";
     std::string r = "_r";
     if (!boolop.empty()) {
@@ -1221,7 +1340,8 @@ bool Gen::compare(const std::vector<std::string_view>& m, T t, const std::vector
 }
 
 // --- cvt: rounding and saturation ----------------------------------------------------
-bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, const std::vector<Val>& a) {
+bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts,
+              const std::vector<Val>& a) {
     if (ts.size() != 2 || a.size() != 2) return false;
     const T dt = ts[0];
     const T at = ts[1];
@@ -1252,15 +1372,18 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, 
         if (sat) {
             const int nb = bits(dt);
             const bool ds = is_signed(dt);
-            const unsigned long long mx = ds ? (1ULL << (nb - 1)) - 1 : (nb == 64 ? ~0ULL : (1ULL << nb) - 1);
-            const long long mn = ds ? (nb == 64 ? (-9223372036854775807LL - 1) : -(1LL << (nb - 1))) : 0;
+            const unsigned long long mx =
+                ds ? (1ULL << (nb - 1)) - 1 : (nb == 64 ? ~0ULL : (1ULL << nb) - 1);
+            const long long mn =
+                ds ? (nb == 64 ? (-9223372036854775807LL - 1) : -(1LL << (nb - 1))) : 0;
             if (is_signed(at)) {
-                e = "[&]() -> long long { long long _v = " + e + "; return _v < " + dec(mn) + "ll ? " + dec(mn) +
-                    "ll : (unsigned long long)_v > " + hex(mx) + " && _v > 0 ? (long long)" + hex(mx) + " : _v; }()";
+                e = "[&]() -> long long { long long _v = " + e + "; return _v < " + dec(mn) +
+                    "ll ? " + dec(mn) + "ll : (unsigned long long)_v > " + hex(mx) +
+                    " && _v > 0 ? (long long)" + hex(mx) + " : _v; }()";
                 stmt_ = wr(a[0], T::S64, e);
             } else {
-                e = "[&]() -> unsigned long long { unsigned long long _v = " + e + "; return _v > " + hex(mx) +
-                    " ? " + hex(mx) + " : _v; }()";
+                e = "[&]() -> unsigned long long { unsigned long long _v = " + e +
+                    "; return _v > " + hex(mx) + " ? " + hex(mx) + " : _v; }()";
                 stmt_ = wr(a[0], T::U64, e);
             }
             return true;
@@ -1270,8 +1393,12 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, 
     }
     if (aflt && !dflt) {  // float to integer: round, then clamp (NaN is 0)
         if (dt == T::Pred) return false;
-        const char* f = rnd == "rni" ? "rint" : rnd == "rmi" ? "floor" : rnd == "rpi" ? "ceil" : "trunc";
-        if (!rnd.empty() && rnd != "rni" && rnd != "rzi" && rnd != "rmi" && rnd != "rpi") return false;
+        const char* f = rnd == "rni"   ? "rint"
+                        : rnd == "rmi" ? "floor"
+                        : rnd == "rpi" ? "ceil"
+                                       : "trunc";
+        if (!rnd.empty() && rnd != "rni" && rnd != "rzi" && rnd != "rmi" && rnd != "rpi")
+            return false;
         const int nb = bits(dt);
         const bool ds = is_signed(dt);
         char lo[64];
@@ -1284,8 +1411,8 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, 
         const std::string mn = ds ? "(" + ct + ")(" + std::string(lo) + ")" : "(" + ct + ")0";
         stmt_ = wr(a[0], dt,
                    "[&]() -> " + ct + " { double _v = " + f + "((double)" + paren(v) +
-                       "); if (_v != _v) return 0; if (_v <= " + lo + ") return " + mn + "; if (_v >= " + hi +
-                       ") return " + mx + "; return (" + ct + ")_v; }()");
+                       "); if (_v != _v) return 0; if (_v <= " + lo + ") return " + mn +
+                       "; if (_v >= " + hi + ") return " + mx + "; return (" + ct + ")_v; }()");
         return true;
     }
     if (!aflt && dflt) {  // integer to float
@@ -1296,20 +1423,25 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, 
             stmt_ = wr(a[0], dt, satf(cast(dt, v), f));
             return true;
         }
-        if (dt != T::F32 || bits(at) > 32 || (rnd != "rz" && rnd != "rm" && rnd != "rp")) return false;
-        const std::string fix = rnd == "rz"   ? "if (fabs((double)_f) > fabs(_x)) _f = nextafterf(_f, 0.0f);"
-                                : rnd == "rm" ? "if ((double)_f > _x) _f = nextafterf(_f, -INFINITY);"
-                                              : "if ((double)_f < _x) _f = nextafterf(_f, INFINITY);";
+        if (dt != T::F32 || bits(at) > 32 || (rnd != "rz" && rnd != "rm" && rnd != "rp"))
+            return false;
+        const std::string fix =
+            rnd == "rz"   ? "if (fabs((double)_f) > fabs(_x)) _f = nextafterf(_f, 0.0f);"
+            : rnd == "rm" ? "if ((double)_f > _x) _f = nextafterf(_f, -INFINITY);"
+                          : "if ((double)_f < _x) _f = nextafterf(_f, INFINITY);";
         stmt_ = wr(a[0], dt,
-                   satf("[&]() -> float { double _x = (double)" + paren(v) + "; float _f = (float)_x; " + fix +
-                            " return _f; }()",
+                   satf("[&]() -> float { double _x = (double)" + paren(v) +
+                            "; float _f = (float)_x; " + fix + " return _f; }()",
                         f));
         return true;
     }
     // float to float
     if (dt == T::F16) {
         if (af != T::F32 || at == T::F16) return false;
-        const char* fn = rnd == "rz" ? "__float2half_rz(" : rnd == "rm" ? "__float2half_rd(" : rnd == "rp" ? "__float2half_ru(" : "__float2half_rn(";
+        const char* fn = rnd == "rz"   ? "__float2half_rz("
+                         : rnd == "rm" ? "__float2half_rd("
+                         : rnd == "rp" ? "__float2half_ru("
+                                       : "__float2half_rn(";
         if (!rnd.empty() && rnd != "rn" && rnd != "rz" && rnd != "rm" && rnd != "rp") return false;
         stmt_ = wr(a[0], T::U16, "__half_as_ushort(" + std::string(fn) + satf(v, "f") + "))");
         return true;
@@ -1317,11 +1449,16 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, 
     const char* f = dt == T::F32 ? "f" : "";
     if (af == dt || (af == T::F32 && dt == T::F64)) {
         std::string e = cast(dt, v);
-        if (rnd == "rni") e = std::string("rint") + f + "(" + e + ")";
-        else if (rnd == "rzi") e = std::string("trunc") + f + "(" + e + ")";
-        else if (rnd == "rmi") e = std::string("floor") + f + "(" + e + ")";
-        else if (rnd == "rpi") e = std::string("ceil") + f + "(" + e + ")";
-        else if (!rnd.empty() && !(af == T::F32 && dt == T::F64)) return false;
+        if (rnd == "rni")
+            e = std::string("rint") + f + "(" + e + ")";
+        else if (rnd == "rzi")
+            e = std::string("trunc") + f + "(" + e + ")";
+        else if (rnd == "rmi")
+            e = std::string("floor") + f + "(" + e + ")";
+        else if (rnd == "rpi")
+            e = std::string("ceil") + f + "(" + e + ")";
+        else if (!rnd.empty() && !(af == T::F32 && dt == T::F64))
+            return false;
         stmt_ = wr(a[0], dt, satf(e, f));
         return true;
     }
@@ -1330,23 +1467,31 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts, 
         stmt_ = wr(a[0], dt, satf(cast(T::F32, v), "f"));
         return true;
     }
-    const std::string fix = rnd == "rz"   ? "if (fabs((double)_f) > fabs(_x)) _f = nextafterf(_f, 0.0f);"
+    const std::string fix = rnd == "rz"
+                                ? "if (fabs((double)_f) > fabs(_x)) _f = nextafterf(_f, 0.0f);"
                             : rnd == "rm" ? "if ((double)_f > _x) _f = nextafterf(_f, -INFINITY);"
                             : rnd == "rp" ? "if ((double)_f < _x) _f = nextafterf(_f, INFINITY);"
                                           : "";
     if (fix.empty()) return false;
-    stmt_ = wr(a[0], dt, satf("[&]() -> float { double _x = " + v + "; float _f = (float)_x; " + fix + " return _f; }()", "f"));
+    stmt_ = wr(a[0], dt,
+               satf("[&]() -> float { double _x = " + v + "; float _f = (float)_x; " + fix +
+                        " return _f; }()",
+                    "f"));
     return true;
 }
 
 // --- loads, stores, fences, atomics, cp.async ---------------------------------------
-bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t, const std::vector<Val>& a) {
+bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t,
+                 const std::vector<Val>& a) {
     auto space = [&](bool& shared) {
         shared = has(m, "shared") || has(m, "shared::cta");
-        return !(has(m, "local") || has(m, "param") || has(m, "const") || has(m, "shared::cluster"));
+        return !(has(m, "local") || has(m, "param") || has(m, "const") ||
+                 has(m, "shared::cluster"));
     };
     auto scope_fence = [&]() -> std::string {
-        return has(m, "cta") ? "__threadfence_block(); " : has(m, "sys") ? "__threadfence_system(); " : "__threadfence(); ";
+        return has(m, "cta")   ? "__threadfence_block(); "
+               : has(m, "sys") ? "__threadfence_system(); "
+                               : "__threadfence(); ";
     };
     if (h == "membar" || h == "fence") {
         if (!a.empty()) return false;
@@ -1354,12 +1499,15 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
                           : !only(m, {"sc", "acq_rel", "cta", "gpu", "sys"}) || m.size() != 2) {
             return false;
         }
-        stmt_ = has(m, "cta") ? "__threadfence_block(); " : has(m, "sys") ? "__threadfence_system(); " : "__threadfence(); ";
+        stmt_ = has(m, "cta")   ? "__threadfence_block(); "
+                : has(m, "sys") ? "__threadfence_system(); "
+                                : "__threadfence(); ";
         return true;
     }
     if (h == "prefetch" || h == "prefetchu") {
         // A hint: nothing to do for the result.
-        if (a.size() != 1 || a[0].kind != Val::Addr || !only(m, {"global", "local", "L1", "L2"})) return false;
+        if (a.size() != 1 || a[0].kind != Val::Addr || !only(m, {"global", "local", "L1", "L2"}))
+            return false;
         stmt_ = "; ";
         return true;
     }
@@ -1374,7 +1522,8 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
             stmt_ = "; ";
             return true;
         }
-        if (m.size() < 4 || (m[1] != "ca" && m[1] != "cg") || m[2] != "shared" || m[3] != "global") return false;
+        if (m.size() < 4 || (m[1] != "ca" && m[1] != "cg") || m[2] != "shared" || m[3] != "global")
+            return false;
         for (std::size_t k = 4; k < m.size(); ++k) {
             if (m[k].substr(0, 4) != "L2::" || m[k] == "L2::cache_hint") return false;
         }
@@ -1386,12 +1535,13 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
         const std::string s = ptr(a[1], T::U8, false);
         if (failed()) return false;
         if (a.size() == 4) {
-            stmt_ = "{ const unsigned char* _s = " + s + "; unsigned char* _d = " + d + "; unsigned _n = " +
-                    rd(a[3], T::U32) + "; for (unsigned _k = 0; _k < " + std::to_string(n) +
-                    "u; ++_k) _d[_k] = _k < _n ? _s[_k] : 0; } ";
+            stmt_ = "{ const unsigned char* _s = " + s + "; unsigned char* _d = " + d +
+                    "; unsigned _n = " + rd(a[3], T::U32) + "; for (unsigned _k = 0; _k < " +
+                    std::to_string(n) + "u; ++_k) _d[_k] = _k < _n ? _s[_k] : 0; } ";
         } else {
             const char* ty = n == 4 ? "unsigned" : n == 8 ? "uint2" : "uint4";
-            stmt_ = "*(" + std::string(ty) + "*)" + paren(d) + " = *(const " + ty + "*)" + paren(s) + "; ";
+            stmt_ = "*(" + std::string(ty) + "*)" + paren(d) + " = *(const " + ty + "*)" +
+                    paren(s) + "; ";
         }
         return true;
     }
@@ -1399,19 +1549,22 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
     if (!space(shared)) return false;
     if (h == "ld" || h == "st") {
         if (t == T::None || t == T::Pred || a.size() != 2) return false;
-        if (!only(m, {"global", "shared", "shared::cta", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt", "weak",
-                      "volatile", "relaxed", "acquire", "release", "cta", "gpu", "sys", "v2", "v4"})) {
+        if (!only(m, {"global",  "shared",  "shared::cta", "ca",  "cg",   "cs",       "lu",
+                      "cv",      "nc",      "wb",          "wt",  "weak", "volatile", "relaxed",
+                      "acquire", "release", "cta",         "gpu", "sys",  "v2",       "v4"})) {
             return false;
         }
         if ((h == "ld" && has(m, "release")) || (h == "st" && has(m, "acquire"))) return false;
         const Val& addr = h == "ld" ? a[1] : a[0];
         const Val& reg = h == "ld" ? a[0] : a[1];
         const std::size_t lanes = has(m, "v4") ? 4 : has(m, "v2") ? 2 : 1;
-        if ((lanes > 1) != (reg.kind == Val::Vec) || (lanes > 1 && reg.elems.size() != lanes)) return false;
+        if ((lanes > 1) != (reg.kind == Val::Vec) || (lanes > 1 && reg.elems.size() != lanes))
+            return false;
         const T et = t == T::B8 ? T::U8 : t == T::B16 ? T::U16 : t;
         std::string p = ptr(addr, et, shared);
         if (failed()) return false;
-        if (has(m, "volatile") || has(m, "cv")) p = "((volatile " + std::string(ctype(et)) + "*)" + p + ")";
+        if (has(m, "volatile") || has(m, "cv"))
+            p = "((volatile " + std::string(ctype(et)) + "*)" + p + ")";
         std::string s;
         if (h == "st" && has(m, "release")) s += scope_fence();
         for (std::size_t k = 0; k < lanes; ++k) {
@@ -1427,13 +1580,14 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
     std::string_view op;
     std::string_view sem;
     for (std::string_view x : m) {
-        if (x == "add" || x == "min" || x == "max" || x == "inc" || x == "dec" || x == "and" || x == "or" ||
-            x == "xor" || x == "exch" || x == "cas") {
+        if (x == "add" || x == "min" || x == "max" || x == "inc" || x == "dec" || x == "and" ||
+            x == "or" || x == "xor" || x == "exch" || x == "cas") {
             if (!op.empty()) return false;
             op = x;
         } else if (x == "relaxed" || x == "acquire" || x == "release" || x == "acq_rel") {
             sem = x;
-        } else if (x != "global" && x != "shared" && x != "cta" && x != "gpu" && x != "sys" && x != "shared::cta") {
+        } else if (x != "global" && x != "shared" && x != "cta" && x != "gpu" && x != "sys" &&
+                   x != "shared::cta") {
             return false;
         }
     }
@@ -1444,11 +1598,14 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
     T pt = t;
     if (t == T::B32) pt = T::U32;
     if (t == T::B64) pt = T::U64;
-    const bool ok = (op == "add" && (pt == T::U32 || pt == T::S32 || pt == T::U64 || pt == T::F32 || pt == T::F64)) ||
-                    ((op == "min" || op == "max") && (pt == T::U32 || pt == T::S32 || pt == T::U64)) ||
-                    ((op == "inc" || op == "dec") && pt == T::U32) ||
-                    ((op == "and" || op == "or" || op == "xor") && (t == T::B32 || t == T::B64)) ||
-                    (op == "exch" && (t == T::B32 || t == T::B64)) || (op == "cas" && (t == T::B32 || t == T::B64));
+    const bool ok =
+        (op == "add" &&
+         (pt == T::U32 || pt == T::S32 || pt == T::U64 || pt == T::F32 || pt == T::F64)) ||
+        ((op == "min" || op == "max") && (pt == T::U32 || pt == T::S32 || pt == T::U64)) ||
+        ((op == "inc" || op == "dec") && pt == T::U32) ||
+        ((op == "and" || op == "or" || op == "xor") && (t == T::B32 || t == T::B64)) ||
+        (op == "exch" && (t == T::B32 || t == T::B64)) ||
+        (op == "cas" && (t == T::B32 || t == T::B64));
     if (!ok) return false;
     const Val& addr = red ? a[0] : a[1];
     const std::string p = ptr(addr, pt, shared);
@@ -1471,7 +1628,8 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
 }
 
 // --- warp operations -----------------------------------------------------------------
-bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, const std::vector<Val>& a) {
+bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t,
+               const std::vector<Val>& a) {
     const bool sync = has(m, "sync");
     if (h == "activemask") {
         if (a.size() != 1 || !m.empty() || t != T::B32) return false;
@@ -1481,11 +1639,12 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
     if (h == "bar" || h == "barrier") {
         if (has(m, "warp")) {
             if (!(m.size() == 2 && sync && a.size() == 1)) return false;
-            stmt_ = lw_ ? "__cass_syncwarp(" + rd(a[0], T::U32) + "); " : "; ";  // native: lockstep wavefronts
+            stmt_ = lw_ ? "__cass_syncwarp(" + rd(a[0], T::U32) + "); "
+                        : "; ";  // native: lockstep wavefronts
             return true;
         }
-        if (!(m.size() == 1 && (sync || (h == "barrier" && m[0] == "sync")) && a.size() == 1 && a[0].kind == Val::Imm &&
-              a[0].c.empty() && a[0].ival == 0)) {
+        if (!(m.size() == 1 && (sync || (h == "barrier" && m[0] == "sync")) && a.size() == 1 &&
+              a[0].kind == Val::Imm && a[0].c.empty() && a[0].ival == 0)) {
             return false;
         }
         stmt_ = "__syncthreads(); ";
@@ -1496,8 +1655,10 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
         // segment mask (c[12:8]); the common forms are a width of 32 - segmask.
         std::string_view mode;
         for (std::string_view x : m) {
-            if (x == "idx" || x == "up" || x == "down" || x == "bfly") mode = x;
-            else if (x != "sync") return false;
+            if (x == "idx" || x == "up" || x == "down" || x == "bfly")
+                mode = x;
+            else if (x != "sync")
+                return false;
         }
         if (mode.empty() || bits(t) != 32 || t == T::F32) return false;
         const bool pred = pair_;
@@ -1517,13 +1678,19 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
         }
         const std::string v = rd(a[s0], T::U32);
         std::string b = rd(a[s0 + 1], T::U32);
-        if (mode == "idx") b = "(int)(" + b + " & (unsigned)(" + w + " - 1))";
-        else b = "(int)" + b;
-        const char* fn = mode == "idx" ? "shfl" : mode == "up" ? "shfl_up" : mode == "down" ? "shfl_down" : "shfl_xor";
+        if (mode == "idx")
+            b = "(int)(" + b + " & (unsigned)(" + w + " - 1))";
+        else
+            b = "(int)" + b;
+        const char* fn = mode == "idx"    ? "shfl"
+                         : mode == "up"   ? "shfl_up"
+                         : mode == "down" ? "shfl_down"
+                                          : "shfl_xor";
         std::string call;
         if (lw_) {
-            call = std::string("__cass_") + fn + (sync ? "_sync(" + rd(a[s0 + 3], T::U32) + ", " : "(") + v + ", " +
-                   b + ", " + w + ")";
+            call = std::string("__cass_") + fn +
+                   (sync ? "_sync(" + rd(a[s0 + 3], T::U32) + ", " : "(") + v + ", " + b + ", " +
+                   w + ")";
         } else {
             call = std::string("__") + fn + "(" + v + ", " + b + ", " + w + ")";
         }
@@ -1531,11 +1698,10 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
         if (pred) {
             const std::string l = "(int)(" + lane() + " % (unsigned)(" + w + "))";
             const std::string bb = "(int)" + rd(a[s0 + 1], T::U32);
-            const std::string p = mode == "idx"  ? "true"
-                                  : mode == "up" ? l + " >= " + bb
-                                  : mode == "down"
-                                      ? l + " + " + bb + " < " + w
-                                      : "(" + l + " ^ " + bb + ") < " + w;
+            const std::string p = mode == "idx"    ? "true"
+                                  : mode == "up"   ? l + " >= " + bb
+                                  : mode == "down" ? l + " + " + bb + " < " + w
+                                                   : "(" + l + " ^ " + bb + ") < " + w;
             s = "{ bool _p = " + p + "; " + s + wr(a[1], T::Pred, "_p") + "} ";
         }
         stmt_ = s;
@@ -1544,8 +1710,10 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
     if (h == "vote") {
         std::string_view mode;
         for (std::string_view x : m) {
-            if (x == "any" || x == "all" || x == "uni" || x == "ballot") mode = x;
-            else if (x != "sync") return false;
+            if (x == "any" || x == "all" || x == "uni" || x == "ballot")
+                mode = x;
+            else if (x != "sync")
+                return false;
         }
         if (mode.empty() || a.size() != (sync ? 3U : 2U)) return false;
         if ((mode == "ballot") != (t == T::B32) || (mode != "ballot" && t != T::Pred)) return false;
@@ -1553,16 +1721,25 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
         const std::string mask = sync ? rd(a[2], T::U32) : (lw_ ? "__cass_activemask()" : "");
         std::string e;
         if (lw_) {
-            if (mode == "uni") e = "__cass_uni_sync(" + mask + ", " + p + ")";
-            else if (sync) e = "__cass_" + std::string(mode) + "_sync(" + mask + ", " + p + ")";
-            else e = "__cass_" + std::string(mode) + "(" + p + ")";
-            if (mode == "ballot") e = "(unsigned)" + e;
-            else e = "(" + e + " != 0)";
+            if (mode == "uni")
+                e = "__cass_uni_sync(" + mask + ", " + p + ")";
+            else if (sync)
+                e = "__cass_" + std::string(mode) + "_sync(" + mask + ", " + p + ")";
+            else
+                e = "__cass_" + std::string(mode) + "(" + p + ")";
+            if (mode == "ballot")
+                e = "(unsigned)" + e;
+            else
+                e = "(" + e + " != 0)";
         } else {
-            if (mode == "any") e = "(__any(" + p + ") != 0)";
-            else if (mode == "all") e = "(__all(" + p + ") != 0)";
-            else if (mode == "uni") e = "(__all(" + p + ") != 0 || __any(" + p + ") == 0)";
-            else e = "(unsigned)__ballot(" + p + ")";
+            if (mode == "any")
+                e = "(__any(" + p + ") != 0)";
+            else if (mode == "all")
+                e = "(__all(" + p + ") != 0)";
+            else if (mode == "uni")
+                e = "(__all(" + p + ") != 0 || __any(" + p + ") == 0)";
+            else
+                e = "(unsigned)__ballot(" + p + ")";
         }
         stmt_ = wr(a[0], mode == "ballot" ? T::U32 : T::Pred, e);
         return true;
@@ -1570,8 +1747,10 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
     if (h == "match") {
         std::string_view mode;
         for (std::string_view x : m) {
-            if (x == "any" || x == "all") mode = x;
-            else if (x != "sync") return false;
+            if (x == "any" || x == "all")
+                mode = x;
+            else if (x != "sync")
+                return false;
         }
         if (!sync || mode.empty() || (t != T::B32 && t != T::B64)) return false;
         const bool pred = pair_;
@@ -1586,17 +1765,22 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
             if (mode == "any") {
                 s = wr(a[0], T::U32, "__cass_match_any_sync(" + mask + ", " + v + ")");
             } else {
-                s = "{ int _p = 0; " + wr(a[0], T::U32, "__cass_match_all_sync(" + mask + ", " + v + ", &_p)") +
+                s = "{ int _p = 0; " +
+                    wr(a[0], T::U32, "__cass_match_all_sync(" + mask + ", " + v + ", &_p)") +
                     (pred ? wr(a[1], T::Pred, "_p != 0") : "") + "} ";
             }
         } else {
             // Lane by lane over the wavefront: which lanes hold the same value.
             const std::string vt_c = ctype(vt);
-            s = "{ " + vt_c + " _v = " + v + "; unsigned long long _r = 0; for (int _j = 0; _j < warpSize; ++_j) if (__shfl(_v, _j) == _v) _r |= 1ull << _j; _r &= __ballot(1) & (unsigned long long)" + mask + "; ";
+            s = "{ " + vt_c + " _v = " + v +
+                "; unsigned long long _r = 0; for (int _j = 0; _j < warpSize; ++_j) if (__shfl(_v, "
+                "_j) == _v) _r |= 1ull << _j; _r &= __ballot(1) & (unsigned long long)" +
+                mask + "; ";
             if (mode == "any") {
                 s += wr(a[0], T::U32, "(unsigned)_r");
             } else {
-                s += "bool _p = _r == (__ballot(1) & (unsigned long long)" + mask + "); " + wr(a[0], T::U32, "_p ? " + mask + " : 0u") +
+                s += "bool _p = _r == (__ballot(1) & (unsigned long long)" + mask + "); " +
+                     wr(a[0], T::U32, "_p ? " + mask + " : 0u") +
                      (pred ? wr(a[1], T::Pred, "_p") : "");
             }
             s += "} ";
@@ -1607,8 +1791,10 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
     if (h == "redux") {
         std::string_view op;
         for (std::string_view x : m) {
-            if (x == "add" || x == "min" || x == "max" || x == "and" || x == "or" || x == "xor") op = x;
-            else if (x != "sync") return false;
+            if (x == "add" || x == "min" || x == "max" || x == "and" || x == "or" || x == "xor")
+                op = x;
+            else if (x != "sync")
+                return false;
         }
         if (!sync || op.empty() || a.size() != 3) return false;
         const bool bitwise = op == "and" || op == "or" || op == "xor";
@@ -1618,7 +1804,8 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
         const std::string c = ctype(vt);
         std::string e;
         if (lw_) {
-            e = "__cass_reduce_" + std::string(op) + "_sync(" + rd(a[2], T::U32) + ", " + cast(vt, v) + ")";
+            e = "__cass_reduce_" + std::string(op) + "_sync(" + rd(a[2], T::U32) + ", " +
+                cast(vt, v) + ")";
         } else {
             const std::string f = op == "add"   ? "_r + _y"
                                   : op == "min" ? "(_y < _r ? _y : _r)"
@@ -1626,7 +1813,8 @@ bool Gen::warp(std::string_view h, const std::vector<std::string_view>& m, T t, 
                                   : op == "and" ? "_r & _y"
                                   : op == "or"  ? "_r | _y"
                                                 : "_r ^ _y";
-            e = "[&]() -> " + c + " { " + c + " _r = " + v + "; for (int _o = warpSize / 2; _o > 0; _o /= 2) { " + c +
+            e = "[&]() -> " + c + " { " + c + " _r = " + v +
+                "; for (int _o = warpSize / 2; _o > 0; _o /= 2) { " + c +
                 " _y = __shfl_xor(_r, _o); _r = " + f + "; } return _r; }()";
         }
         stmt_ = wr(a[0], vt, e);
@@ -1642,7 +1830,8 @@ Outcome Gen::run() {
     named_.assign(nops, false);
     for (std::size_t k = 0; k < nops; ++k) {
         const AsmOperand& o = st_.operands[k];
-        if (!o.output && (o.constraint == 'r' || o.constraint == 'l')) shared_of_[k] = shared_argument(o.expr);
+        if (!o.output && (o.constraint == 'r' || o.constraint == 'l'))
+            shared_of_[k] = shared_argument(o.expr);
     }
     for (std::size_t k = 0; k < nops; ++k) {
         if (shared_of_[k].empty() && st_.operands[k].expr.find("__cvta_") != std::string::npos) {
@@ -1662,13 +1851,23 @@ Outcome Gen::run() {
             statement(st);
         }
     };
+    // What the text since `from` is, kept as the loop goes (linear time): empty so far,
+    // or one plain word (a label when ':' follows).
+    bool started = false;
+    bool word = true;
+    bool word_ended = false;
+    const auto restart = [&](std::size_t at) {
+        from = at;
+        started = false;
+        word = true;
+        word_ended = false;
+    };
     for (; i < s.size() && !failed(); ++i) {
         const char c = s[i];
-        const bool at_start = trim(std::string_view(s).substr(from, i - from)).empty();
-        if (c == '{' && at_start) {
+        if (c == '{' && !started) {
             scopes_.emplace_back();
             body_ += "{ ";
-            from = i + 1;
+            restart(i + 1);
             continue;
         }
         if (c == '}' && depth == 0) {
@@ -1680,28 +1879,30 @@ Outcome Gen::run() {
             for (const std::string& r : scopes_.back()) regs_[r].pop_back();
             scopes_.pop_back();
             body_ += "} ";
-            from = i + 1;
+            restart(i + 1);
             continue;
         }
         if (c == '[' || c == '{') ++depth;
         if ((c == ']' || c == '}') && depth > 0) --depth;
         if (c == ';' && depth == 0) {
             flush(i);
-            from = i + 1;
+            restart(i + 1);
             continue;
         }
         if (c == ':' && depth == 0 && !(i + 1 < s.size() && s[i + 1] == ':') &&
-            !(i > 0 && s[i - 1] == ':')) {
+            !(i > 0 && s[i - 1] == ':') && started && word) {
             // A label: an identifier alone before ':'.
-            const std::string_view name = trim(std::string_view(s).substr(from, i - from));
-            bool plain = !name.empty();
-            for (char x : name) plain = plain && (ident_char(x) || x == '%');
-            if (plain) {
-                body_ += label(name) + ":; ";
-                any = true;
-                from = i + 1;
-            }
+            body_ += label(trim(std::string_view(s).substr(from, i - from))) + ":; ";
+            any = true;
+            restart(i + 1);
+            continue;
         }
+        if (blank(c)) {
+            word_ended = word_ended || started;
+            continue;
+        }
+        if (!(ident_char(c) || c == '%') || word_ended) word = false;
+        started = true;
     }
     if (!failed()) flush(s.size());
     if (!failed() && scopes_.size() != 1) fail("", "an unclosed '{'");
@@ -1758,18 +1959,34 @@ bool decode_string(std::string_view tok, std::string& out) {
         if (i + 2 >= tok.size()) return false;
         c = tok[++i];
         switch (c) {
-            case 'n': out += '\n'; break;
-            case 't': out += '\t'; break;
-            case 'r': out += '\r'; break;
-            case 'v': out += '\v'; break;
-            case 'f': out += '\f'; break;
-            case 'a': out += '\a'; break;
-            case 'b': out += '\b'; break;
-            case '\n': break;  // a spliced line
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'v':
+                out += '\v';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'a':
+                out += '\a';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case '\n':
+                break;  // a spliced line
             case 'x': {
                 unsigned v = 0;
                 int n = 0;
-                while (i + 2 < tok.size() && n < 2 && std::isxdigit(static_cast<unsigned char>(tok[i + 1]))) {
+                while (i + 2 < tok.size() && n < 2 &&
+                       std::isxdigit(static_cast<unsigned char>(tok[i + 1]))) {
                     const char h = tok[++i];
                     v = v * 16 + static_cast<unsigned>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
                     ++n;
@@ -1815,11 +2032,24 @@ std::string cannot(const std::string& why) {
 std::string Rewriter::translate_asm(int i, int open) {
     const int close = match(open);
     if (close < 0 || breaks_between(open, close)) return kUntranslatable;
+    {
+        // An asm inside another's parentheses: neither is translated, so a second pass
+        // (which would find the inner one gone) sees the same text.
+        const std::vector<int>& v = scan_.visit;
+        for (auto it = std::upper_bound(v.begin(), v.end(), open); it != v.end() && *it < close;
+             ++it) {
+            if (has_flag(*it, kSymAsm)) {
+                consume(i, close);
+                return cannot("an asm inside its parentheses");
+            }
+        }
+    }
     // An operand is rendered with its renames; numbers and shifts in it are the
     // asm's own (32-lane CUDA code), and __cvta_generic_to_shared is taken apart.
     const auto operand_renders = [&](int first, int last) {
         const std::vector<int>& v = scan_.visit;
-        for (auto it = std::lower_bound(v.begin(), v.end(), first); it != v.end() && *it <= last; ++it) {
+        for (auto it = std::lower_bound(v.begin(), v.end(), first); it != v.end() && *it <= last;
+             ++it) {
             const int t = *it;
             if (toks_[t].kind == TokenKind::Number || toks_[t].kind == TokenKind::Punct) continue;
             if (!is_ident(t)) return false;
@@ -1839,7 +2069,8 @@ std::string Rewriter::translate_asm(int i, int open) {
     int k = next_sig(open);
     bool templ = false;
     while (k >= 0 && k < close && toks_[k].kind == TokenKind::String) {
-        if (!ptx::decode_string(text(k), st.templ)) return cannot("its template is not a plain string");
+        if (!ptx::decode_string(text(k), st.templ))
+            return cannot("its template is not a plain string");
         templ = true;
         k = next_sig(k);
     }
@@ -1872,7 +2103,8 @@ std::string Rewriter::translate_asm(int i, int open) {
             k = next_sig(next_sig(name));
         }
         std::string c;
-        if (k < 0 || k >= close || toks_[k].kind != TokenKind::String || !ptx::decode_string(text(k), c)) {
+        if (k < 0 || k >= close || toks_[k].kind != TokenKind::String ||
+            !ptx::decode_string(text(k), c)) {
             return cannot("an operand without a constraint string");
         }
         std::string letters;
@@ -1885,7 +2117,8 @@ std::string Rewriter::translate_asm(int i, int open) {
                 letters += x;
             }
         }
-        if (letters.size() != 1 || std::string_view("rlhfdnc").find(letters[0]) == std::string_view::npos) {
+        if (letters.size() != 1 ||
+            std::string_view("rlhfdnc").find(letters[0]) == std::string_view::npos) {
             return cannot("the operand constraint \"" + c + "\"");
         }
         o.constraint = letters[0];
@@ -1898,13 +2131,15 @@ std::string Rewriter::translate_asm(int i, int open) {
         const int first = next_sig(po);
         const int last = prev_sig(pc);
         if (first < 0 || first >= pc || last < first) return cannot("an empty operand");
-        if (!operand_renders(first, last)) return cannot("an operand that needs a rewrite of its own");
+        if (!operand_renders(first, last))
+            return cannot("an operand that needs a rewrite of its own");
         o.expr = render(first, last);
         if (o.constraint == 'n' && first == last && toks_[first].kind == TokenKind::Number) {
             const long long v = literal_value(text(first));
             o.known = v >= 0;
             o.value = v;
         }
+        if (st.operands.size() + ins.size() >= 1000) return cannot("more than 1000 operands");
         (o.output ? st.operands : ins).push_back(std::move(o));
         k = next_sig(pc);
     }
@@ -1925,10 +2160,12 @@ std::string Rewriter::translate_asm(int i, int open) {
     if (is_punct(semi, ";") && in_directive(semi) == in_directive(close)) end = semi;
     replace(i, end, r.code);
     std::string list;
-    for (std::size_t n = 0; n < r.opcodes.size() && n < 6; ++n) list += (n ? ", " : "") + r.opcodes[n];
+    for (std::size_t n = 0; n < r.opcodes.size() && n < 6; ++n)
+        list += (n ? ", " : "") + r.opcodes[n];
     if (r.opcodes.size() > 6) list += ", ...";
     diag(i, Severity::Note, "inline-ptx-translated",
-         "inline PTX translated to HIP" + std::string(o_.logical_warps ? " (32-lane logical warps)" : "") +
+         "inline PTX translated to HIP" +
+             std::string(o_.logical_warps ? " (32-lane logical warps)" : "") +
              (list.empty() ? "" : ": " + list));
     if (runtime_ >= 0) count(runtime_, true);
     return "";

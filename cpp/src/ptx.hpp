@@ -12,10 +12,10 @@ namespace cass::detail::ptx {
 struct AsmOperand {
     char constraint = 'r';  // r l h f d n c (after '=' / '+' / '&' are taken off)
     bool output = false;
-    bool inout = false;     // "+r": read, then written
-    std::string name;       // [name] of %[name], or empty
-    std::string expr;       // the C++ expression, rendered with table renames
-    bool known = false;     // "n" with a literal: its value
+    bool inout = false;  // "+r": read, then written
+    std::string name;    // [name] of %[name], or empty
+    std::string expr;    // the C++ expression, rendered with table renames
+    bool known = false;  // "n" with a literal: its value
     long long value = 0;
 };
 
@@ -28,10 +28,10 @@ struct AsmStatement {
 
 struct Outcome {
     bool ok = false;
-    bool empty = false;      // no instruction at all (a compiler barrier): leave it
-    std::string code;        // one line: a { ... } block
-    std::string failed;      // the instruction (or construct) with no translation
-    std::string reason;      // why, when it is not an unknown instruction
+    bool empty = false;                // no instruction at all (a compiler barrier): leave it
+    std::string code;                  // one line: a { ... } block
+    std::string failed;                // the instruction (or construct) with no translation
+    std::string reason;                // why, when it is not an unknown instruction
     std::vector<std::string> opcodes;  // what was translated, once each
 };
 
