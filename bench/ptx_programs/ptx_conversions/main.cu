@@ -157,7 +157,7 @@ int main() {
   std::vector<unsigned> out((size_t)n * kFields), hv((size_t)n * 3);
   CHECK(cudaMemcpy(out.data(), dout, out.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(hv.data(), dh, hv.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  cudaFree(dfs); cudaFree(dds); cudaFree(dis); cudaFree(dout); cudaFree(dh);
+  CHECK(cudaFree(dfs)); CHECK(cudaFree(dds)); CHECK(cudaFree(dis)); CHECK(cudaFree(dout)); CHECK(cudaFree(dh));
   int bad = 0, first = -1;
   for (int i = 0; i < n; ++i) {
     const float f = fs[i];

@@ -128,7 +128,7 @@ int main() {
   CHECK(cudaMemcpy(streamed.data(), dstream, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(written.data(), dwritten, (4 * n + 4) * sizeof(float), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(&c, dc, sizeof c, cudaMemcpyDeviceToHost));
-  cudaFree(din); cudaFree(dout); cudaFree(dstream); cudaFree(dwritten); cudaFree(dc);
+  CHECK(cudaFree(din)); CHECK(cudaFree(dout)); CHECK(cudaFree(dstream)); CHECK(cudaFree(dwritten)); CHECK(cudaFree(dc));
   int bad = 0, first = -1;
   for (int g = 0; g < n; ++g) {
     const int b = g / kThreads, t = g % kThreads;
