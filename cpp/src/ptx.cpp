@@ -808,12 +808,13 @@ bool Gen::instruction(std::string_view op, const std::vector<std::string_view>& 
         }
     }
     static constexpr std::string_view kHeads[] = {
-        "mov",  "add",      "sub",       "mul",        "mad",   "fma",     "div",  "rem",  "min",
-        "max",  "abs",      "neg",       "and",        "or",    "xor",     "not",  "cnot", "shl",
-        "shr",  "selp",     "cvta",      "addc",       "subc",  "madc",    "bfe",  "bfi",  "prmt",
-        "lop3", "brev",     "popc",      "clz",        "fns",   "bfind",   "setp", "cvt",  "ld",
-        "st",   "prefetch", "prefetchu", "membar",     "fence", "atom",    "red",  "cp",   "shfl",
-        "vote", "match",    "redux",     "activemask", "bar",   "barrier", "bra",  "shf",
+        "mov",   "add",      "sub",       "mul",        "mad",   "fma",     "div",  "rem",  "min",
+        "max",   "abs",      "neg",       "and",        "or",    "xor",     "not",  "cnot", "shl",
+        "shr",   "selp",     "cvta",      "addc",       "subc",  "madc",    "bfe",  "bfi",  "prmt",
+        "lop3",  "brev",     "popc",      "clz",        "fns",   "bfind",   "setp", "cvt",  "ld",
+        "st",    "prefetch", "prefetchu", "membar",     "fence", "atom",    "red",  "cp",   "shfl",
+        "vote",  "match",    "redux",     "activemask", "bar",   "barrier", "bra",  "shf",  "sqrt",
+        "rsqrt", "rcp",      "ex2",       "lg2",        "sin",   "cos",     "tanh",
     };
     bool known = false;
     for (std::string_view k : kHeads) known = known || k == head;
@@ -851,7 +852,8 @@ bool Gen::instruction(std::string_view op, const std::vector<std::string_view>& 
         head == "fma" || head == "div" || head == "rem" || head == "min" || head == "max" ||
         head == "abs" || head == "neg" || head == "and" || head == "or" || head == "xor" ||
         head == "not" || head == "cnot" || head == "shl" || head == "shr" || head == "selp" ||
-        head == "cvta") {
+        head == "cvta" || head == "sqrt" || head == "rsqrt" || head == "rcp" || head == "ex2" ||
+        head == "lg2" || head == "sin" || head == "cos" || head == "tanh") {
         ok = has(m, "cc") ? carry(head, m, t, a) : arith(head, m, t, a);
     } else if (head == "addc" || head == "subc" || head == "madc") {
         ok = carry(head, m, t, a);
@@ -946,6 +948,18 @@ bool Gen::arith(std::string_view h, const std::vector<std::string_view>& m, T t,
             e = std::string("fabs") + f + "(" + R(1, t) + ")";
         } else if (h == "neg" && n == 2) {
             e = "-" + R(1, t);
+        } else if (n == 2 && (h == "sqrt" || h == "rsqrt" || h == "rcp")) {
+            // .rn and .approx alike: HIP's own accuracy (.approx asks for less).
+            const std::string x = R(1, t);
+            e = h == "rcp" ? cast(t, "1") + " / " + x : std::string(h) + f + "(" + x + ")";
+        } else if (n == 2 && t == T::F32 && has(m, "approx") &&
+                   (h == "ex2" || h == "lg2" || h == "sin" || h == "cos" || h == "tanh")) {
+            const char* fn = h == "ex2"   ? "exp2f("
+                             : h == "lg2" ? "log2f("
+                             : h == "sin" ? "__sinf("
+                             : h == "cos" ? "__cosf("
+                                          : "tanhf(";
+            e = std::string(fn) + R(1, t) + ")";
         } else {
             return false;
         }
