@@ -131,6 +131,17 @@ def test_what_is_not_translated_is_an_error_naming_it(source: str, message: str)
     assert diags(source) == [("error", "cass-inline-ptx", message)]
 
 
+def test_an_asm_whose_operand_needs_its_own_rewrite_is_left_whole() -> None:
+    # Renaming inside it would let a second pass translate it (a fuzz finding).
+    src = 'asm("mov.u32 %0, %1;" : "=r"(x) : "r"(CUDNN_TYPE_FRACTION));'
+    assert hip(src) == src
+    assert diags(src)[0][2].endswith("(an operand that needs a rewrite of its own)")
+    assert translate(src, options=Settings(hip_version=(7, 2), warp="native")).text == (
+        "{ unsigned _ptx_0 = 0; unsigned _ptx_1 = ((unsigned)(MIOPEN_TYPE_FRACTION)); "
+        "_ptx_0 = (_ptx_1); (x) = _ptx_0; }"
+    )
+
+
 def test_a_compiler_barrier_is_left_alone() -> None:
     src = 'asm volatile("" ::: "memory");'
     assert hip(src) == src

@@ -2145,8 +2145,11 @@ std::string Rewriter::translate_asm(int i, int open) {
         const int first = next_sig(po);
         const int last = prev_sig(pc);
         if (first < 0 || first >= pc || last < first) return cannot("an empty operand");
-        if (!operand_renders(first, last))
+        if (!operand_renders(first, last)) {
+            // Left whole: renaming inside would let a second pass translate it.
+            consume(i, close);
             return cannot("an operand that needs a rewrite of its own");
+        }
         o.expr = render(first, last);
         if (o.constraint == 'n' && first == last && toks_[first].kind == TokenKind::Number) {
             const long long v = literal_value(text(first));
