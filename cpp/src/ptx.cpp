@@ -1522,7 +1522,7 @@ bool Gen::memory(std::string_view h, const std::vector<std::string_view>& m, T t
         // A hint: nothing to do for the result.
         if (a.size() != 1 || a[0].kind != Val::Addr || !only(m, {"global", "local", "L1", "L2"}))
             return false;
-        stmt_ = "; ";
+        stmt_ = "(void)" + ptr(a[0], T::U8, false) + "; ";
         return true;
     }
     if (h == "cp") {
