@@ -285,13 +285,16 @@ def test_unsupported_api_exits_1(tmp_path: Path) -> None:
 
 
 def test_inline_ptx_exits_1(tmp_path: Path) -> None:
-    source = 'int lane() {\n  int x;\n  asm("mov.u32 %0, %%laneid;" : "=r"(x));\n  return x;\n}\n'
+    source = (
+        'int smem() {\n  int x;\n  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(x));\n'
+        "  return x;\n}\n"
+    )
     write("p.cu", source)
     code, err = cass("translate", "p.cu", "-o", "p.hip")
     assert code == 1
     assert lines(err) == [
-        "p.cu:3:3: error: inline PTX assembly has no meaning on AMD GPUs; rewrite it with HIP "
-        "intrinsics [cass-inline-ptx]",
+        "p.cu:3:3: error: inline PTX instruction 'mov.u32' has no HIP translation (it reads the "
+        "special register %dynamic_smem_size) [cass-inline-ptx]",
         "cass: 1 file(s) translated: 1 error(s), 0 warning(s)",
     ]
     assert (tmp_path / "p.hip").read_text() == RT + source
@@ -667,7 +670,7 @@ def test_every_diagnostic_has_the_compiler_format() -> None:
         "  int lane = threadIdx.x & 31;\n"
         "  int warp = threadIdx.x / 32;\n"
         f"  x[lane] = {name}(x[warp]);\n"
-        '  asm volatile("bar.sync 0;");\n'
+        '  asm volatile("brkpt;");\n'
         "  k<<<1, 1>>>(x);\n"
         "/* never closed\n"
     )
@@ -688,8 +691,7 @@ def test_every_diagnostic_has_the_compiler_format() -> None:
     } <= rules
     assert LANE_DIAG.format(path="all.cu", severity="warning") in diags
     assert (
-        "all.cu:6:3: error: inline PTX assembly has no meaning on AMD GPUs; rewrite it with HIP "
-        "intrinsics [cass-inline-ptx]"
+        "all.cu:6:3: error: inline PTX instruction 'brkpt' has no HIP translation [cass-inline-ptx]"
     ) in diags
     assert any(line.startswith("all.cu:5:13: error: ") for line in diags)
     assert (

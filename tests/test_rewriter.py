@@ -117,9 +117,15 @@ def test_unknown_cuda_names_are_reported_not_passed_silently() -> None:
     assert "cass-unknown-api" not in rules("void cudaCheck(int e); cudaCheck(1);")
 
 
-def test_unsupported_and_ptx_are_errors() -> None:
-    t = translate('asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));', options=OLD)
+def test_untranslatable_ptx_is_an_error_and_translated_ptx_a_note() -> None:
+    t = translate(
+        'asm volatile("tex.1d.v4.f32.s32 {%0,%1,%2,%3}, [%4, {%5}];" : "=f"(a), "=f"(b),'
+        ' "=f"(c), "=f"(d) : "l"(t), "r"(i));',
+        options=OLD,
+    )
     assert [(d.severity, d.rule) for d in t.diagnostics] == [("error", "cass-inline-ptx")]
+    t = translate('asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));', options=OLD)
+    assert [(d.severity, d.rule) for d in t.diagnostics] == [("note", "cass-inline-ptx-translated")]
 
 
 @pytest.mark.parametrize(

@@ -192,6 +192,8 @@ public:
     void hazard_number(int i);
     void hazard_shift(int i);
     void hazard_asm(int i);
+    // Inline PTX as C++ (ptx.cpp): "" when done, else the error to report.
+    std::string translate_asm(int i, int open);
     void hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask);
     void hazard_ballot(int i);
     void hazard_broadcast(int i, const std::vector<Arg>& args, bool has_mask);

@@ -258,3 +258,21 @@ __device__ inline int cass_hip_on_cuda_any(int predicate) {
 #define __ballot(...) ::cass_hip_on_cuda::ballot(__VA_ARGS__)
 #define __all(...) ::cass_hip_on_cuda::all_lanes(__VA_ARGS__)
 #define __any cass_hip_on_cuda_any
+
+// Inline PTX's %smid and %globaltimer as CASS translates them (docs/ptx.md): back to
+// the PTX they came from. s_memrealtime counts a 100 MHz clock; globaltimer counts ns.
+// provides: __smid __builtin_amdgcn_s_memrealtime
+namespace cass_hip_on_cuda {
+__device__ inline unsigned smid() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+    return r;
+}
+__device__ inline unsigned long long memrealtime() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t / 10;
+}
+}  // namespace cass_hip_on_cuda
+#define __smid() ::cass_hip_on_cuda::smid()
+#define __builtin_amdgcn_s_memrealtime() ::cass_hip_on_cuda::memrealtime()
