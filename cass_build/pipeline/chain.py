@@ -28,6 +28,7 @@ from ..rules.diagnostics import Diagnostic
 from ..rules.stats import FamilyCount, Stats
 from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
+from .failures import missing_header
 from .includes import local_includes
 from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
@@ -321,6 +322,8 @@ def _failure_entry(exc: VerificationError) -> dict[str, Any]:
             "hint": exc.hint,
             "details": list(exc.details),
             "attempts": list(exc.attempts),
+            "diagnosis": list(exc.diagnosis),
+            "candidate": _b64(exc.candidate),
         }
     }
 
@@ -332,6 +335,8 @@ def _failure_from_entry(entry: dict[str, Any]) -> VerificationError:
         details=tuple(entry["details"]),
         attempts=tuple(entry["attempts"]),
         cached=True,
+        diagnosis=tuple(entry.get("diagnosis", ())),
+        candidate=_unb64(entry.get("candidate")),
     )
 
 
@@ -600,8 +605,22 @@ def _no_winner(job: _Job, turns: _Turns) -> Result:
         "fix the CUDA source at that line, try another --strategy, or pass "
         "--allow-unverified to keep the translation anyway"
     )
+    if missing := missing_header([m for a in failed for m in a.messages]):
+        hint = f"{missing}; then build again, or {hint}"
+    diagnosis: tuple[str, ...] = ()
+    kept: bytes | None = None
+    if turns.fallback is not None:
+        # CASS's own errors first: an API it could not map is often why the compile failed.
+        _, candidate, _ = turns.fallback
+        diagnosis = tuple(str(d) for d in candidate.diagnostics if d.severity == "error")
+        kept = candidate.data
     raise VerificationError(
-        msg, hint=hint, details=details, attempts=tuple(a.as_dict() for a in attempts)
+        msg,
+        hint=hint,
+        details=details,
+        attempts=tuple(a.as_dict() for a in attempts),
+        diagnosis=diagnosis,
+        candidate=kept,
     )
 
 
