@@ -352,6 +352,11 @@ void Rewriter::hazard_asm(int i) {
         k = next_sig(k);
     }
     if (!is_punct(k, "(")) return;
+    if (hip_dead_) {  // e.g. under #ifndef __HIPCC__: kept for nvcc, never compiled for AMD
+        diag(i, Severity::Note, "inline-ptx",
+             "inline PTX assembly in a branch no HIP compile takes; kept as it is");
+        return;
+    }
     diag(i, Severity::Error, "inline-ptx",
          "inline PTX assembly has no meaning on AMD GPUs; rewrite it with HIP intrinsics");
     if (runtime_ >= 0) count(runtime_, false);
