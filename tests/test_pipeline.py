@@ -123,14 +123,27 @@ def test_mirror_translates_headers_and_depfile_lists_them(tmp_path: Path) -> Non
 
 @needs_hipcc
 @pytest.mark.usefixtures("cache_dir")
-def test_unmirrored_cuda_header_fails_at_its_line(tmp_path: Path) -> None:
-    """Without --mirror the CUDA header is compiled as it is, and cannot build for AMD."""
+def test_header_in_a_local_include_dir_is_translated_for_the_check(tmp_path: Path) -> None:
+    """Without --mirror a header under the user's -I directory is still translated for the
+    check (a sibling Common/ of real projects), said in a note; its errors point at it."""
     src = project(tmp_path)
+    inc = src.parent / "inc"
+    result = translate_file(src, options(verify="syntax", include_dirs=(inc,)))
+    assert result.verified and result.headers == {}  # checked, not written
+    [note] = [d for d in result.diagnostics if d.rule == "cass-header-not-written"]
+    assert note.severity == "note"
+    assert f"pass --mirror {inc.resolve()}=OUT_DIR" in note.message
+    # System and toolkit directories are never the user's.
+    from cass_build.pipeline.includes import local_dirs
+
+    cuda = Path("/usr/local/cuda-13.0/targets/x86_64-linux/include")
+    assert local_dirs([inc, Path("/usr/include"), cuda]) == (inc.resolve(),)
+    (inc / "scale.cuh").write_text(HEADER.replace("p[i] *= a;", "p[i] *= not_declared(a);"))
     with pytest.raises(VerificationError) as info:
-        translate_file(src, options(verify="syntax", include_dirs=(src.parent / "inc",)))
-    header = (src.parent / "inc" / "scale.cuh").resolve()
+        translate_file(src, options(verify="syntax", include_dirs=(inc,)))
+    header = (inc / "scale.cuh").resolve()
     assert str(info.value) == (
-        f"{header}:2:10: error: 'cuda_runtime.h' file not found [cass-verify-failed]"
+        f"{header}:5:22: error: use of undeclared identifier 'not_declared' [cass-verify-failed]"
     )
     assert info.value.hint.startswith("fix the CUDA source at that line")
 
