@@ -94,9 +94,9 @@ class VerificationError(CassError):
         self.details = details
         self.attempts = attempts
         self.cached = cached
+        """The failure was read from the cache: the same inputs failed before."""
         self.diagnosis = diagnosis
         self.candidate = candidate
-        """The failure was read from the cache: the same inputs failed before."""
 
 
 class ProcessError(ToolFailedError):

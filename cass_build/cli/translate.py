@@ -261,7 +261,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
 
     def one(pair: tuple[Path, Path | None]) -> Result | CassError:
         try:
-            if real_path(pair[0]) in included:
+            if included and real_path(pair[0]) in included:
                 return translate_file(pair[0], through_includer)
             return translate_file(pair[0], options)
         except CassError as exc:  # reported in order below; other files go on

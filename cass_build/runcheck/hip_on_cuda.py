@@ -109,7 +109,7 @@ def hand_provided(text: str | None = None) -> frozenset[str]:
     return frozenset(names)
 
 
-def _layer_doc() -> dict[str, object]:
+def _layer_doc() -> dict[str, Any]:
     path = _layer_data() / "layer.toml"
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -221,9 +221,10 @@ def poisoned_names(families: Sequence[Family] | None = None) -> tuple[str, ...]:
     with hipcc, so the layer's HIP build must reject it too, though nvcc knows it.
 
     Every table row's CUDA identifier that is not also a HIP spelling (of any row, at
-    any release), apart from compiler macros (``#ifdef __CUDACC__`` is legal HIP) and
-    struct members; plus ``[poison] names`` of ``layer.toml`` (CUDA-only builtins the
-    tables do not list one by one).
+    any release), apart from compiler macros (``#ifdef __CUDACC__`` is legal HIP),
+    struct members, namespaces and the template libraries (rocThrust and hipCUB keep
+    many of CUDA's spellings); plus ``[poison] names`` of ``layer.toml`` (CUDA-only
+    builtins the tables do not list one by one), less its ``keep`` list.
     """
     families = tuple(load_tables() if families is None else families)
     hip_names: set[str] = set()
@@ -241,7 +242,7 @@ def poisoned_names(families: Sequence[Family] | None = None) -> tuple[str, ...]:
                 continue
             if row.cuda not in hip_names:
                 names.add(row.cuda)
-    poison: dict[str, Any] = dict(_layer_doc().get("poison", {}))  # type: ignore[call-overload]
+    poison: dict[str, Any] = _layer_doc().get("poison", {})
     names.update(str(n) for n in poison.get("names", ()))
     names.difference_update(str(n) for n in poison.get("keep", ()))
     return tuple(sorted(names))
