@@ -439,3 +439,17 @@ def test_failed_check_keeps_the_candidate_and_shows_cass_errors_first(tmp_path: 
     code, err = cass(*argv)
     assert code == 0, err
     assert out.exists() and not kept.exists()
+
+
+@needs_hipcc
+@pytest.mark.usefixtures("cache_dir")
+def test_missing_pip_header_names_the_pip_package(tmp_path: Path) -> None:
+    """A header that pip provides (torch's) and hipcc cannot see: the hint says pip."""
+    src = tmp_path / "ext.cu"
+    src.write_text("#include <torch/extension.h>\n__global__ void k(float *p) { p[0] = 1.0f; }\n")
+    argv = ("translate", src, "-o", tmp_path / "ext.hip", "--verify", "syntax")
+    code, err = cass(*argv, "--offload-arch", "gfx90a")
+    assert code == 1, err
+    assert "'torch/extension.h' file not found [cass-verify-failed]" in err
+    hint = next(ln for ln in err.splitlines() if ln.startswith("cass: hint: "))
+    assert "header 'torch/extension.h' was not found: pip install torch (a ROCm build" in hint
