@@ -74,7 +74,9 @@ class VerificationError(CassError):
 
     ``str()`` is the first compiler error, pointing at the original source;
     ``details`` holds the other messages and why each strategy failed, and
-    ``attempts`` each strategy's turn as the JSON report lists it.
+    ``attempts`` each strategy's turn as the JSON report lists it. ``diagnosis`` holds
+    CASS's own errors about the kept candidate (shown before the compiler's: they
+    often are the cause), ``candidate`` that candidate's text, for a person to work on.
     """
 
     def __init__(
@@ -85,12 +87,16 @@ class VerificationError(CassError):
         details: tuple[str, ...] = (),
         attempts: tuple[dict[str, object], ...] = (),
         cached: bool = False,
+        diagnosis: tuple[str, ...] = (),
+        candidate: bytes | None = None,
     ) -> None:
         super().__init__(message, hint=hint)
         self.details = details
         self.attempts = attempts
         self.cached = cached
         """The failure was read from the cache: the same inputs failed before."""
+        self.diagnosis = diagnosis
+        self.candidate = candidate
 
 
 class ProcessError(ToolFailedError):

@@ -462,5 +462,7 @@ def _read(path: Path) -> str | None:
 
 def _compile_error(exc: Exception) -> Exception:
     hint = getattr(exc, "hint", "")
-    message = str(exc) + (f"\n  hint: {hint}" if hint else "")
+    # CASS's own errors about the translation first, as the CLI prints them.
+    diagnosis = "".join(f"{d}\n" for d in getattr(exc, "diagnosis", ()))
+    message = diagnosis + str(exc) + (f"\n  hint: {hint}" if hint else "")
     return CompileError(message)  # type: ignore[no-any-return]

@@ -11,6 +11,9 @@ cmake_policy(VERSION 3.25)
 set(_CASS_FUNCTIONS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(_CASS_VERIFY_LEVELS auto none syntax compile run)
 set(_CASS_DEFAULT_ARCHS gfx90a gfx1030)
+# Include directories of a CUDA toolkit (/usr/local/cuda-13.0/targets/x86_64-linux/include,
+# its cccl/, /opt/cuda/include, the HPC SDK's .../cuda/12.3/include): never given to hipcc.
+set(_CASS_TOOLKIT_INCLUDE_REGEX "/cuda(-[0-9.]+|/[0-9.]+)?/(targets/[^/]+/)?include(/cccl)?/?$")
 
 # ---------------------------------------------------------------------------
 # Backend and toolchain discovery
@@ -513,16 +516,22 @@ function(_cass_translate_source target abs out_var)
   # $<COMPILE_LANGUAGE:...> entries read as empty here: the mirrored include
   # directories (HIP only) never reach the translator, which must read originals.
   set(archs "$<FILTER:${tp}HIP_ARCHITECTURES>,EXCLUDE,^$>")
-  set(incs "$<FILTER:${tp}INCLUDE_DIRECTORIES>,EXCLUDE,^$>")
+  # The CUDA toolkit's headers (CUDA::cudart's include directories) must never reach
+  # hipcc: found there, cuda_runtime.h and friends pull in CUDA's own libcu++.
+  set(incs "$<FILTER:${tp}INCLUDE_DIRECTORIES>,EXCLUDE,^$|${_CASS_TOOLKIT_INCLUDE_REGEX}>")
   set(defs "$<FILTER:${tp}COMPILE_DEFINITIONS>,EXCLUDE,^$>")
+  # Local include directories outside the source root, mirrored by _cass_finalize.
+  set(mirrors "${tp}_CASS_MIRRORS>")
   _cass_hip_flags(${target} flags)
 
   add_custom_command(
     OUTPUT "${out}" "${obj}"
     COMMAND
       "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}" --object "${obj}"
-      --depfile "${out}.d" --mirror "${root}=${out_root}" --strategy "${strategy}" --verify
-      "${verify}" ${allow} "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
+      --depfile "${out}.d" --mirror "${root}=${out_root}"
+      "$<$<BOOL:${mirrors}>:--mirror=$<JOIN:${mirrors},;--mirror=>>" --strategy "${strategy}"
+      --verify "${verify}" ${allow}
+      "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
       "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" ${flags}
     DEPENDS "${abs}"
     DEPFILE "${out}.d"
@@ -570,6 +579,8 @@ function(_cass_hip_flags target out_var)
   list(APPEND flags "--hip-flags=-std=c++${std}")
   set(shared "$<OR:$<STREQUAL:${tp}TYPE>,SHARED_LIBRARY>,$<STREQUAL:${tp}TYPE>,MODULE_LIBRARY>>")
   list(APPEND flags "$<$<OR:$<BOOL:${tp}POSITION_INDEPENDENT_CODE>>,${shared}>:--hip-flags=-fPIC>")
+  # Separable compilation: relocatable device code, linked by _cass_device_link.
+  list(APPEND flags "$<$<BOOL:${tp}CUDA_SEPARABLE_COMPILATION>>:--hip-flags=-fgpu-rdc>")
   set(symbol "$<MAKE_C_IDENTIFIER:${target}>_EXPORTS")
   set(symbol "$<IF:$<BOOL:${tp}DEFINE_SYMBOL>>,${tp}DEFINE_SYMBOL>,${symbol}>")
   list(APPEND flags "$<${shared}:-D${symbol}>")
@@ -648,6 +659,102 @@ function(_cass_finalize)
     _cass_mirror_includes(${target})
     _cass_link_with_cxx(${target})
   endforeach()
+  _cass_device_link("${targets}")
+endfunction()
+
+# Every target of the project, in every directory.
+function(_cass_all_targets dir out_var)
+  get_property(found DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _cass_all_targets("${sub}" more)
+    list(APPEND found ${more})
+  endforeach()
+  set(${out_var} "${found}" PARENT_SCOPE)
+endfunction()
+
+# CUDA_SEPARABLE_COMPILATION: the translations were compiled with -fgpu-rdc, so their
+# device code is bitcode until a device link. Every executable and shared library that
+# links one (itself, or through static libraries) is linked by the HIP compiler with
+# -fgpu-rdc --hip-link for its archs, as nvcc's device link would have done.
+function(_cass_device_link cass_targets)
+  set(rdc)
+  foreach(target IN LISTS cass_targets)
+    get_target_property(separable ${target} CUDA_SEPARABLE_COMPILATION)
+    if(separable)
+      list(APPEND rdc ${target})
+    endif()
+  endforeach()
+  if(NOT rdc)
+    return()
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "HIP" IN_LIST languages)
+    message(FATAL_ERROR "CASS: CUDA_SEPARABLE_COMPILATION on ${rdc} needs a device link by the "
+                        "HIP compiler; enable the HIP language (find_package(CASS) does on ROCm)")
+  endif()
+  _cass_all_targets("${CMAKE_SOURCE_DIR}" all)
+  foreach(target IN LISTS all)
+    get_target_property(type ${target} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+      continue()
+    endif()
+    _cass_link_closure(${target} closure)
+    set(needs OFF)
+    set(archives)
+    foreach(t IN LISTS rdc)
+      if(t IN_LIST closure)
+        set(needs ON)
+        get_target_property(kind ${t} TYPE)
+        if(kind STREQUAL "STATIC_LIBRARY" AND NOT t STREQUAL target)
+          # clang's device link reads device code from archives named with -l only.
+          list(APPEND archives "-L$<TARGET_LINKER_FILE_DIR:${t}>"
+               "-l$<TARGET_LINKER_FILE_BASE_NAME:${t}>")
+        endif()
+      endif()
+    endforeach()
+    if(NOT needs)
+      continue()
+    endif()
+    get_target_property(archs ${target} HIP_ARCHITECTURES)
+    if(NOT archs)
+      set(archs "${CMAKE_HIP_ARCHITECTURES}")
+    endif()
+    set(offload)
+    foreach(arch IN LISTS archs)
+      list(APPEND offload "--offload-arch=${arch}")
+    endforeach()
+    set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE HIP)
+    target_link_options(${target} PRIVATE -fgpu-rdc --hip-link ${offload} ${archives})
+  endforeach()
+endfunction()
+
+# The targets ${target} links, directly or through others (names only).
+function(_cass_link_closure target out_var)
+  set(seen)
+  set(queue ${target})
+  while(queue)
+    list(POP_FRONT queue t)
+    if(t IN_LIST seen OR NOT TARGET ${t})
+      continue()
+    endif()
+    list(APPEND seen ${t})
+    get_target_property(aliased ${t} ALIASED_TARGET)
+    if(aliased)
+      list(APPEND queue ${aliased})
+      continue()
+    endif()
+    get_target_property(links ${t} LINK_LIBRARIES)
+    get_target_property(iface ${t} INTERFACE_LINK_LIBRARIES)
+    foreach(link IN LISTS links iface)
+      if(link MATCHES "^\\$<LINK_ONLY:([^>$]+)>$")
+        list(APPEND queue "${CMAKE_MATCH_1}")
+      elseif(NOT link MATCHES "^(::@|\\$<)" AND TARGET "${link}")
+        list(APPEND queue "${link}")
+      endif()
+    endforeach()
+  endwhile()
+  set(${out_var} "${seen}" PARENT_SCOPE)
 endfunction()
 
 # Translations reach the target as objects, so CMake sees no HIP source in it and
@@ -679,6 +786,29 @@ function(_cass_link_with_cxx target)
   endif()
 endfunction()
 
+# Whether ${dir} holds system or toolchain headers (the compilers' own directories,
+# ROCm, the Python installation), which are never translated.
+function(_cass_is_system_dir dir out_var)
+  set(system OFF)
+  set(roots /usr/include /usr/local/include "${CASS_ROCM_PATH}")
+  foreach(lang IN ITEMS CXX C HIP CUDA)
+    list(APPEND roots ${CMAKE_${lang}_IMPLICIT_INCLUDE_DIRECTORIES})
+  endforeach()
+  get_filename_component(python "${CASS_PYTHON_EXECUTABLE}" DIRECTORY)
+  get_filename_component(python "${python}" DIRECTORY)
+  list(APPEND roots "${python}/lib" "${python}/include")
+  foreach(r IN LISTS roots)
+    if(r)
+      cmake_path(IS_PREFIX r "${dir}" NORMALIZE under)
+      if(under)
+        set(system ON)
+        break()
+      endif()
+    endif()
+  endforeach()
+  set(${out_var} ${system} PARENT_SCOPE)
+endfunction()
+
 # Translated headers live under ${CMAKE_BINARY_DIR}/cass at their original
 # relative path; each include directory under the source root gets its mirror in
 # front of it, for HIP compiles only.
@@ -686,6 +816,7 @@ function(_cass_mirror_includes target)
   _cass_roots(root out_root)
   _cass_collect_includes(${target} dirs)
   set(mirrored)
+  set(extra)
   foreach(dir IN LISTS dirs)
     if(dir MATCHES "COMPILE_LANGUAGE:HIP" OR NOT dir MATCHES "^(\\$<[A-Z_]+:)?/")
       continue()
@@ -693,11 +824,31 @@ function(_cass_mirror_includes target)
     string(REGEX REPLACE "^\\$<[A-Z_]+:(.*)>$" "\\1" path "${dir}")
     cmake_path(IS_PREFIX root "${path}" NORMALIZE inside)
     cmake_path(IS_PREFIX out_root "${path}" NORMALIZE in_output)
-    if(inside AND NOT in_output AND NOT path MATCHES "[$<>]")
+    if(in_output OR path MATCHES "[$<>]")
+      continue()
+    endif()
+    if(inside)
       file(RELATIVE_PATH rel "${root}" "${path}")
       list(APPEND mirrored "$<$<COMPILE_LANGUAGE:HIP>:${out_root}/${rel}>")
+    elseif(IS_DIRECTORY "${path}" AND NOT path MATCHES "${_CASS_TOOLKIT_INCLUDE_REGEX}")
+      _cass_is_system_dir("${path}" system)
+      if(NOT system)
+        # A local directory outside the root (a sibling Common/): its headers are
+        # translated into a private mirror that comes first, as those under the root.
+        cmake_path(NORMAL_PATH path)
+        string(REGEX REPLACE "/$" "" path "${path}")
+        string(SHA1 key "${path}")
+        string(SUBSTRING "${key}" 0 12 key)
+        set(mirror "${out_root}/_include/${key}")
+        list(APPEND mirrored "$<$<COMPILE_LANGUAGE:HIP>:${mirror}>")
+        list(APPEND extra "${path}=${mirror}")
+      endif()
     endif()
   endforeach()
+  if(extra)
+    list(REMOVE_DUPLICATES extra)
+    set_property(TARGET ${target} PROPERTY _CASS_MIRRORS "${extra}")
+  endif()
   if(mirrored)
     list(REMOVE_DUPLICATES mirrored)
     get_target_property(own ${target} INCLUDE_DIRECTORIES)

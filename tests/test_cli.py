@@ -300,6 +300,37 @@ def test_inline_ptx_exits_1(tmp_path: Path) -> None:
     assert (tmp_path / "p.hip").read_text() == RT + source
 
 
+NVCC_ONLY_PTX = """\
+__global__ void k(unsigned *p) {
+#ifndef __HIPCC__
+  asm volatile("membar.gl;");
+#endif
+#if defined(__NVCC__)
+  asm("mov.u32 %0, %%laneid;" : "=r"(p[0]));
+#elif !defined(__CUDACC__)
+  asm("nop;");
+#else
+  p[0] = 0;
+#endif
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("hipcc") is None, reason="hipcc is not installed (.ci/setup)")
+def test_inline_ptx_in_a_branch_hip_never_takes_is_a_note(tmp_path: Path) -> None:
+    write("n.cu", NVCC_ONLY_PTX)
+    argv = ("translate", "n.cu", "-o", "n.hip", "--verify", "syntax", "--offload-arch", "gfx90a")
+    code, err = cass(*argv, "--no-cache")
+    assert code == 0, err  # notes only, and hipcc agrees: it never sees the asm
+    notes = [ln for ln in lines(err) if "[cass-inline-ptx]" in ln]
+    assert [ln.split(": ")[0:2] for ln in notes] == [["n.cu:3:3", "note"], ["n.cu:6:3", "note"],
+                                                     ["n.cu:8:3", "note"]]  # fmt: skip
+    # The same asm where HIP compiles it stays an error.
+    write("e.cu", NVCC_ONLY_PTX.replace("#ifndef __HIPCC__", "#ifdef __HIPCC__"))
+    code, err = cass("translate", "e.cu", "-o", "e.hip", "--verify", "none")
+    assert code == 1 and "e.cu:3:3: error: inline PTX" in err, err
+
+
 def test_asm_in_comments_and_strings_is_not_ptx() -> None:
     write("p.cu", '// asm("x");\nconst char *s = "asm(\\"x\\")";\nint asm_count = my_asm(1);\n')
     code, err = cass("translate", "p.cu", "-o", "p.hip")

@@ -390,3 +390,66 @@ def test_failed_verification_is_cached_counted_and_reported(
     [failed_again, _] = json.loads((tmp_path / "r.json").read_text())["files"]
     assert failed_again == {**failed, "cached": True}
     assert not (tmp_path / "out" / "bad.hip").exists()
+
+
+# An API CASS flags itself (inline PTX) and a header no HIP package here provides.
+UNMAPPED = (
+    "#include <cuda_runtime.h>\n"
+    "#include <cublas_v2.h>\n"
+    "__global__ void k(float *p) {\n"
+    '  asm volatile("membar.gl;");\n'
+    "  p[threadIdx.x] = 1.0f;\n"
+    "}\n"
+)
+HIPBLAS_HERE = any(Path(d, "hipblas").is_dir() for d in ("/usr/include", "/opt/rocm/include"))
+
+
+@needs_hipcc
+@pytest.mark.skipif(HIPBLAS_HERE, reason="hipBLAS is installed: the header is found")
+@pytest.mark.usefixtures("cache_dir")
+def test_failed_check_keeps_the_candidate_and_shows_cass_errors_first(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text(UNMAPPED)
+    out = tmp_path / "out" / "k.hip"
+    argv = ("translate", src, "-o", out, "--verify", "syntax", "--offload-arch", "gfx90a")
+    for _ in range(2):  # the second run reads the failure from the cache
+        code, err = cass(*argv)
+        lines = err.splitlines()
+        assert code == 1, err
+        # CASS's own diagnosis comes before the compiler's error.
+        assert (
+            lines[0].startswith(f"{src}:4:3: error: inline PTX") and "[cass-inline-ptx]" in lines[0]
+        )
+        assert lines[1] == (
+            f"{src.resolve()}:2:10: error: 'hipblas/hipblas.h' file not found [cass-verify-failed]"
+        )
+        kept = tmp_path / "out" / "k.unverified.hip"
+        assert f"  note: the best candidate, unverified, is in {kept}" in lines
+        assert "#include <hipblas/hipblas.h>" in kept.read_text()
+        assert not out.exists()  # a build still fails
+        hint = next(ln for ln in lines if ln.startswith("cass: hint: "))
+        assert "header 'hipblas/hipblas.h' was not found: apt-get install libhipblas-dev" in hint
+        assert "hipblas-dev (AMD's ROCm repository)" in hint
+    # Once the source translates and verifies, the stale candidate goes.
+    src.write_text(
+        UNMAPPED.replace("#include <cublas_v2.h>\n", "").replace(
+            '  asm volatile("membar.gl;");\n', ""
+        )
+    )
+    code, err = cass(*argv)
+    assert code == 0, err
+    assert out.exists() and not kept.exists()
+
+
+@needs_hipcc
+@pytest.mark.usefixtures("cache_dir")
+def test_missing_pip_header_names_the_pip_package(tmp_path: Path) -> None:
+    """A header that pip provides (torch's) and hipcc cannot see: the hint says pip."""
+    src = tmp_path / "ext.cu"
+    src.write_text("#include <torch/extension.h>\n__global__ void k(float *p) { p[0] = 1.0f; }\n")
+    argv = ("translate", src, "-o", tmp_path / "ext.hip", "--verify", "syntax")
+    code, err = cass(*argv, "--offload-arch", "gfx90a")
+    assert code == 1, err
+    assert "'torch/extension.h' file not found [cass-verify-failed]" in err
+    hint = next(ln for ln in err.splitlines() if ln.startswith("cass: hint: "))
+    assert "header 'torch/extension.h' was not found: pip install torch (a ROCm build" in hint

@@ -433,3 +433,79 @@ def test_target_flags_reach_the_translate_and_compile_step(tmp_path: Path) -> No
     # The second target's translation of the same file goes beside its own object.
     assert f"-o {build}/CMakeFiles/st.dir/cass/k.hip " in static
     assert f"-o {build}/cass/k.hip " in shared
+
+
+# -- shapes real projects use: sibling helper headers, toolkit includes, separable code ----
+
+HELPER = """\
+#pragma once
+#include <cuda_runtime.h>
+inline int copy_back(float *host, const float *dev, int n) {
+  return cudaMemcpy(host, dev, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess ? 0 : 1;
+}
+"""
+DEVICE_FN = '#include "twice.cuh"\n__device__ float twice(float x) { return 2.0f * x; }\n'
+DEVICE_DECL = "#pragma once\nextern __device__ float twice(float x);\n"
+MAIN_CU = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+#include <helper.cuh>
+#include "twice.cuh"
+
+__global__ void k(float *p) { p[threadIdx.x] = twice(p[threadIdx.x]); }
+
+int main() {
+  float host[32] = {1.0f}, *dev = nullptr;
+  if (cudaMalloc(&dev, sizeof host) != cudaSuccess) return 1;
+  cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice);
+  k<<<1, 32>>>(dev);
+  int rc = copy_back(host, dev, 32);
+  std::printf("%g\\n", host[0]);
+  return rc;
+}
+"""
+SEPARABLE = """\
+cmake_minimum_required(VERSION 3.25)
+project(sep LANGUAGES CXX)
+find_package(CASS CONFIG REQUIRED)
+find_package(CUDAToolkit QUIET)
+cass_add_library(dev STATIC dev.cu)
+target_include_directories(dev PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+set_target_properties(dev PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+cass_add_executable(app main.cu)
+target_include_directories(app PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../Common
+                                       ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+target_link_libraries(app PRIVATE dev)
+set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+"""
+
+
+@pytest.mark.slow
+@needs_hip
+def test_sibling_headers_toolkit_includes_and_separable_compilation(tmp_path: Path) -> None:
+    """A helper header in ../Common is translated; CUDA's include directories never reach
+    hipcc; CUDA_SEPARABLE_COMPILATION compiles with -fgpu-rdc and device-links."""
+    assert CMAKE is not None and NINJA is not None
+    (tmp_path / "Common").mkdir()
+    (tmp_path / "Common" / "helper.cuh").write_text(HELPER)
+    src = tmp_path / "app"
+    src.mkdir()
+    (src / "dev.cu").write_text(DEVICE_FN)
+    (src / "twice.cuh").write_text(DEVICE_DECL)
+    (src / "main.cu").write_text(MAIN_CU)
+    (src / "CMakeLists.txt").write_text(SEPARABLE)
+    build = tmp_path / "build"
+    _configure(src, build, CMAKE, "-DCMAKE_HIP_ARCHITECTURES=gfx90a", "-DCASS_VERIFY=compile")
+    commands = ok(run([NINJA, "-C", str(build), "-t", "commands", "app"], build)).splitlines()
+    translate = next(c for c in commands if "translate" in c and "main.cu" in c)
+    assert "/usr/local/cuda" not in translate and "-I/usr/local/cuda" not in " ".join(commands)
+    common = (tmp_path / "Common").resolve()
+    assert f"--mirror={common}={build}/cass/_include/" in translate
+    assert "--hip-flags=-fgpu-rdc" in translate.split()
+    link = commands[-1]
+    assert "-fgpu-rdc" in link and "--hip-link" in link and "--offload-arch=gfx90a" in link
+    out = ok(run([NINJA, "-C", str(build)], build))
+    assert "CASS translating" in out
+    [mirrored] = (build / "cass" / "_include").glob("*/helper.cuh")
+    assert "hipMemcpyDeviceToHost" in mirrored.read_text()
+    assert "gfx90a" in archs_in(build / "app")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -223,3 +224,51 @@ def test_pyproject_module_reports_no_device(pyproject_env: tuple[str, str]) -> N
     python, _ = pyproject_env
     code = no_device_call("cass_pyproject_example", "m.softmax([[1.0, 2.0], [3.0, 4.0]])")
     assert_no_device_reported(call_module(python, None, code))
+
+
+def test_doctor_reports_the_setuptools_that_ext_modules_need(tmp_path: Path) -> None:
+    """This interpreter's setuptools, then a newer one put first on its path."""
+    from importlib.metadata import version
+
+    doctor = [sys.executable, "-m", "cass_build", "doctor"]
+    here = run(doctor, tmp_path).stdout
+    mine = version("setuptools")
+    if int(mine.split(".")[0]) < 69:
+        assert f"--  setuptools        {mine}: too old for [tool.setuptools] ext-modules" in here
+        assert "pip install 'setuptools>=69'" in here
+    else:
+        assert f"ok  setuptools        {mine}\n" in here
+    newer = tmp_path / "newer"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--target", str(newer), "setuptools>=69"]
+    if run(pip, tmp_path).returncode != 0:
+        pytest.skip("cannot install setuptools>=69 (no package index?)")
+    there = run(doctor, tmp_path, build_env(PYTHONPATH=str(newer))).stdout
+    assert re.search(r"^ok +setuptools +(69|[7-9]\d|\d{3,})\.", there, re.M), there
+
+
+# -- (e) an isolated pip install, through a wheelhouse ---------------------------------
+
+
+def test_isolated_pip_install_through_a_wheelhouse(tmp_path: Path) -> None:
+    """The route examples/*/README.md give: cass-build's wheel into a wheelhouse, then
+    PIP_FIND_LINKS; pip builds in an isolated environment with nothing of ours in it."""
+    wheelhouse = tmp_path / "wheelhouse"
+    root = Path(__file__).resolve().parents[1]
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+    ok(run([*build, "-w", str(wheelhouse), str(root)], root))
+    assert len(list(wheelhouse.glob("cass_build-*.whl"))) == 1
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)  # no system site-packages: cass_build is not seen
+    python = str(env_dir / "bin" / "python")
+    links = " ".join([str(wheelhouse), os.environ.get("PIP_FIND_LINKS", "")]).strip()
+    src = copy_example("pyproject_ext", tmp_path)
+    env = build_env(CASS_ARCHS="gfx90a", PIP_FIND_LINKS=links)
+    proc = run([python, "-m", "pip", "install", "-v", str(src)], tmp_path, env)
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0 and "No matching distribution found for setuptools" in log:
+        pytest.skip("no package index for setuptools>=69 here")
+    assert proc.returncode == 0, log[-6000:]
+    assert "cass: translating src/softmax.cu for gfx90a" in log
+    assert str(wheelhouse) in log  # cass-build is on no index: only the wheelhouse has it
+    out = call_module(python, None, "import cass_pyproject_example as p\nout = {'ok': True}\n")
+    assert out == {"ok": True}

@@ -20,6 +20,8 @@ from cass_build.runcheck.hip_on_cuda import (
     hand_provided,
     inversions,
     layer_dir,
+    poison_after_includes,
+    poisoned_names,
     render,
 )
 
@@ -169,11 +171,44 @@ def test_translated_fixture_compiles_with_nvcc(
     if version == "5.2":  # the goldens are pinned to 5.2: the translation must match them
         assert hip.read_text() == (GOLDEN / f"{name}.hip").read_text()
     driver = "driver" in source.read_text().splitlines()[1]
-    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", "-I", str(layer), "-x", "cu", str(hip)]
+    # As compare builds it: with CUDA-only names poisoned after the includes.
+    poisoned = poison_after_includes(hip, tmp_path / "poisoned")
+    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", "-I", str(layer), "-x", "cu", str(poisoned)]
     cmd += ["-c", "-o", str(tmp_path / "x.o")] if driver else ["-o", str(tmp_path / "x")]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]
     assert "warning" not in proc.stderr, proc.stderr[-4000:]
+
+
+# A translation that kept CUDA-only builtins (issue 20's CUDA_VERSION case): hipcc rejects
+# it, and nvcc, which knows the names, must reject it too in the layer's HIP build.
+LEFTOVER = """\
+#include <hip/hip_runtime.h>
+__global__ void k(int *p, int *q) {
+  *q = __nv_atomic_load_n(p, __NV_ATOMIC_RELAXED);
+}
+"""
+
+
+@needs_nvcc
+def test_layer_build_rejects_cuda_only_leftovers(layer: Path, tmp_path: Path) -> None:
+    assert {"__nv_atomic_load_n", "__NV_ATOMIC_RELAXED", "cudaMalloc"} <= set(poisoned_names())
+    assert not {"hipMalloc", "__shfl_down", "__CUDACC__", "thrust"} & set(poisoned_names())
+    hip = tmp_path / "left.hip"
+    hip.write_text(LEFTOVER)
+    base = [str(NVCC), "-std=c++17", "-arch=sm_90", "-I", str(layer), "-c", "-x", "cu"]
+    plain = subprocess.run([*base, str(hip), "-o", str(tmp_path / "a.o")], capture_output=True)
+    assert plain.returncode == 0, plain.stderr  # what the layer accepted before
+    poisoned = poison_after_includes(hip, tmp_path / "p")
+    proc = subprocess.run(
+        [*base, str(poisoned), "-o", str(tmp_path / "b.o")], capture_output=True, text=True
+    )
+    assert proc.returncode != 0
+    # At the translation's own line, as hipcc would say it.
+    assert (
+        f'{hip.resolve()}:3:8: error: attempt to use poisoned "__nv_atomic_load_n"' in proc.stderr
+    )
+    assert '"__NV_ATOMIC_RELAXED"' in proc.stderr
 
 
 def test_compare_without_gpu_is_one_clean_line(

@@ -123,14 +123,27 @@ def test_mirror_translates_headers_and_depfile_lists_them(tmp_path: Path) -> Non
 
 @needs_hipcc
 @pytest.mark.usefixtures("cache_dir")
-def test_unmirrored_cuda_header_fails_at_its_line(tmp_path: Path) -> None:
-    """Without --mirror the CUDA header is compiled as it is, and cannot build for AMD."""
+def test_header_in_a_local_include_dir_is_translated_for_the_check(tmp_path: Path) -> None:
+    """Without --mirror a header under the user's -I directory is still translated for the
+    check (a sibling Common/ of real projects), said in a note; its errors point at it."""
     src = project(tmp_path)
+    inc = src.parent / "inc"
+    result = translate_file(src, options(verify="syntax", include_dirs=(inc,)))
+    assert result.verified and result.headers == {}  # checked, not written
+    [note] = [d for d in result.diagnostics if d.rule == "cass-header-not-written"]
+    assert note.severity == "note"
+    assert f"pass --mirror {inc.resolve()}=OUT_DIR" in note.message
+    # System and toolkit directories are never the user's.
+    from cass_build.pipeline.includes import local_dirs
+
+    cuda = Path("/usr/local/cuda-13.0/targets/x86_64-linux/include")
+    assert local_dirs([inc, Path("/usr/include"), cuda]) == (inc.resolve(),)
+    (inc / "scale.cuh").write_text(HEADER.replace("p[i] *= a;", "p[i] *= not_declared(a);"))
     with pytest.raises(VerificationError) as info:
-        translate_file(src, options(verify="syntax", include_dirs=(src.parent / "inc",)))
-    header = (src.parent / "inc" / "scale.cuh").resolve()
+        translate_file(src, options(verify="syntax", include_dirs=(inc,)))
+    header = (inc / "scale.cuh").resolve()
     assert str(info.value) == (
-        f"{header}:2:10: error: 'cuda_runtime.h' file not found [cass-verify-failed]"
+        f"{header}:5:22: error: use of undeclared identifier 'not_declared' [cass-verify-failed]"
     )
     assert info.value.hint.startswith("fix the CUDA source at that line")
 
@@ -515,3 +528,68 @@ def test_a_second_build_directory_reuses_the_cache(tmp_path: Path) -> None:
         assert result.cached is cached
         assert (out / "inc" / "scale.cuh").read_text().startswith("#pragma once\n#include <hip/")
         assert list(result.headers) == [out / "inc" / "scale.cuh"]
+
+
+# std::optional exists only from C++17 on: hipcc's own default dialect rejects it.
+NEEDS_CXX17 = """\
+#include <cuda_runtime.h>
+#include <optional>
+__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }
+int f(float *p) {
+  std::optional<int> n = 4;
+  k<<<1, *n>>>(p);
+  return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+"""
+
+
+@needs_hipcc
+@pytest.mark.usefixtures("cache_dir")
+def test_check_defaults_to_nvcc_dialect_and_takes_space_form_flags(tmp_path: Path) -> None:
+    src = tmp_path / "k.cu"
+    src.write_text(NEEDS_CXX17)
+    base = ("translate", src, "-o", tmp_path / "k.hip", "--verify", "syntax")
+    base += ("--offload-arch", "gfx90a", "--no-cache")
+    code, err = cass(*base)
+    assert code == 0, err  # C++17, as nvcc 13 compiles it
+    # The space form reaches the compiler: an older dialect then fails the check.
+    code, err = cass(*base, "--hip-flags", "-std=c++14")
+    assert code == 1 and "optional" in err.splitlines()[0], err
+    code, err = cass(*base, "--hip-flags=-std=c++14 -O1")
+    assert code == 1, err
+
+
+INCLUDER = """\
+#include <cuda_runtime.h>
+struct Pair { float a, b; };
+#include "part.cu"
+int main() {
+  Pair *p;
+  cudaMalloc(&p, sizeof(Pair));
+  run(p);
+  return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+"""
+INCLUDED = "__global__ void k(Pair *p) { p->a = p->b; }\nvoid run(Pair *p) { k<<<1, 1>>>(p); }\n"
+
+
+@needs_hipcc
+@pytest.mark.usefixtures("cache_dir")
+def test_included_cu_file_is_checked_through_its_includer(tmp_path: Path) -> None:
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "main.cu").write_text(INCLUDER)
+    (tree / "part.cu").write_text(INCLUDED)
+    flags = ("--verify", "syntax", "--offload-arch", "gfx90a", "--no-cache")
+    # Alone it cannot compile: Pair is its includer's.
+    code, err = cass("translate", tree / "part.cu", "-o", tmp_path / "alone.hip", *flags)
+    assert code == 1 and "unknown type name 'Pair'" in err, err
+    code, err = cass("translate", tree, "--out-dir", tmp_path / "out", *flags)
+    assert code == 0, err
+    assert "1 included source(s), checked with their includers, 1 verified to syntax" in err
+    assert '#include "part.hip"' in (tmp_path / "out" / "main.hip").read_text()
+    assert "k<<<1, 1>>>(p)" in (tmp_path / "out" / "part.hip").read_text()
+    # A broken included file still fails, at its own line, through its includer.
+    (tree / "part.cu").write_text(INCLUDED + "int g() { return missing_name; }\n")
+    code, err = cass("translate", tree, "--out-dir", tmp_path / "out", *flags)
+    assert code == 1 and f"{(tree / 'part.cu').resolve()}:3:" in err, err

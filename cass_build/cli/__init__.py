@@ -15,7 +15,7 @@ from typing import TextIO
 
 from .._version import __version__
 from ..errors import CassError
-from ._common import EXIT_OK, EXIT_USAGE, Parser
+from ._common import EXIT_OK, EXIT_USAGE, Parser, glue_flag_values
 
 __all__ = ["main"]
 
@@ -54,10 +54,10 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
     stream = err or sys.stderr
     verbose = argv is not None and ("-v" in argv or "--verbose" in argv)
     try:
-        words = list(sys.argv[1:] if argv is None else argv)
+        words = glue_flag_values(list(sys.argv[1:] if argv is None else argv))
         command = next((w for w in words if not w.startswith("-")), None)
         parser = _build_parser(command)
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         args.argv = list(argv) if argv is not None else sys.argv[1:]
         verbose = args.verbose
         if (run := getattr(args, "run", None)) is not None:

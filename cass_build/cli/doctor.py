@@ -18,7 +18,7 @@ from ..pipeline.toolchain import (
     supported_archs,
 )
 
-__all__ = ["Check", "add_parser", "checks", "run", "run_doctor"]
+__all__ = ["Check", "add_parser", "checks", "run", "run_doctor", "setuptools_check"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,37 @@ def _model_summary() -> str:
     except (OSError, ValueError):
         return str(directory)
     return f"{directory}, {cfg.get('parameters', '?')} parameters, {size / 2**20:.1f} MiB"
+
+
+#: setuptools reads ``[tool.setuptools] ext-modules`` from pyproject.toml from 69.0 on.
+SETUPTOOLS_FOR_EXT_MODULES = 69
+
+
+def setuptools_check(version: str | None = None) -> Check:
+    """Whether the installed setuptools (or ``version``) reads pyproject ``ext-modules``."""
+    if version is None:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed
+
+        try:
+            version = installed("setuptools")
+        except PackageNotFoundError:
+            version = ""
+    major = version.split(".", 1)[0]
+    ok = major.isdigit() and int(major) >= SETUPTOOLS_FOR_EXT_MODULES
+    if not version:
+        found = "not installed"
+    elif ok:
+        found = version
+    else:
+        found = f"{version}: too old for [tool.setuptools] ext-modules in pyproject.toml"
+    return Check(
+        "setuptools",
+        ok,
+        found,
+        "pyproject.toml ext-modules builds without build isolation (examples/pyproject_ext)",
+        f"pip install 'setuptools>={SETUPTOOLS_FOR_EXT_MODULES}'",
+    )
 
 
 def checks() -> list[Check]:
@@ -109,6 +140,7 @@ def checks() -> list[Check]:
     ):
         path = find_program(tool)
         found.append(Check(tool, path is not None, str(path or "not on PATH"), why, how))
+    found.append(setuptools_check())
     import importlib.util
 
     has_llvmlite = importlib.util.find_spec("llvmlite") is not None

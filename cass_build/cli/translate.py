@@ -270,8 +270,17 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     # processes (see parallel.py).
     fast = options.verify == "none" and not options.want_object and rules_first(options)
 
+    # A .cu file that another input #includes is no unit of its own (it may use names its
+    # includer declares first): it is checked through its includer, as a header is.
+    included = frozenset[Path]()
+    if options.verify != "none":
+        included = _included_sources(pairs, settings.max_bytes)
+    through_includer = options.replace(verify="none")
+
     def one(pair: tuple[Path, Path | None]) -> Result | CassError:
         try:
+            if included and real_path(pair[0]) in included:
+                return translate_file(pair[0], through_includer)
             return translate_file(pair[0], options)
         except CassError as exc:  # reported in order below; other files go on
             return exc
@@ -310,6 +319,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
             failures += 1
             if isinstance(result, VerificationError):
                 unverified += 1
+                result = _keep_unverified(result, target, inputs)
             reports.append(_failure_report(str(source), result))
             progress.write(format_error(result))
             continue
@@ -347,7 +357,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
             err.write(report)
     _write_report(args, options, reports, inputs)
     if not args.quiet:
-        levels = _levels_summary(reports) if options.verify != "none" else ""
+        levels = _levels_summary(reports, included) if options.verify != "none" else ""
         # Every failed file printed one error line: counted, so that the summary agrees
         # with the exit status.
         print(
@@ -386,19 +396,77 @@ def _failure_report(source: str, exc: CassError) -> dict[str, object]:
     return entry
 
 
+def unverified_path(target: Path) -> Path:
+    """Where a translation that failed its check is kept: ``k.hip`` -> ``k.unverified.hip``."""
+    return target.with_name(f"{target.stem}.unverified{target.suffix}")
+
+
+def _keep_unverified(
+    exc: VerificationError, target: Path | None, inputs: frozenset[Path]
+) -> VerificationError:
+    """Write the best candidate beside ``target`` for a person to work on, and name it
+    in the error. The build still fails: nothing is written at ``target`` itself."""
+    from ..pipeline import write_if_changed
+
+    if target is None or exc.candidate is None:
+        return exc
+    kept = unverified_path(target)
+    try:
+        write_if_changed(kept, exc.candidate, inputs)
+    except CassError:
+        return exc
+    note = f"the best candidate, unverified, is in {kept}"
+    return VerificationError(
+        str(exc),
+        hint=exc.hint,
+        details=(note, *exc.details),
+        attempts=exc.attempts,
+        cached=exc.cached,
+        diagnosis=exc.diagnosis,
+        candidate=exc.candidate,
+    )
+
+
 def _write_outputs(result: Result, target: Path, inputs: frozenset[Path], write: _Writer) -> None:
     write(target, result.data, inputs)
+    stale = unverified_path(target)
+    if stale.exists() and stale.resolve() not in inputs:
+        stale.unlink()  # a failure kept it; this run's translation passed
     for header, data in result.headers.items():
         write(header, data, inputs)
 
 
-def _levels_summary(reports: list[dict[str, object]]) -> str:
-    from ..pipeline import HEADER_SUFFIXES
+def _included_sources(pairs: list[tuple[Path, Path | None]], max_bytes: int) -> frozenset[Path]:
+    """The ``.cu`` inputs that another input includes (with the includer's own lookup)."""
+    from .._files import read_source
+    from ..pipeline import real_path
+    from ..pipeline.includes import local_includes
+
+    cu = {real_path(p) for p, _ in pairs if p.suffix == ".cu"}
+    if len(cu) < 2:
+        return frozenset()
+    found: set[Path] = set()
+    for path, _ in pairs:
+        if path.suffix != ".cu":
+            continue  # a header including a .cu is rarer than worth its scan
+        try:
+            data, _ = read_source(path, max_bytes)
+        except CassError:
+            continue  # reported when the file itself is translated
+        found.update(h for h in local_includes(path, data) if h in cu)
+    return frozenset(found)
+
+
+def _levels_summary(reports: list[dict[str, object]], included: frozenset[Path]) -> str:
+    from ..pipeline import HEADER_SUFFIXES, real_path
 
     counts: dict[str, int] = {}
     for r in reports:
-        if Path(str(r["file"])).suffix in HEADER_SUFFIXES:
+        path = Path(str(r["file"]))
+        if path.suffix in HEADER_SUFFIXES:
             counts["headers"] = counts.get("headers", 0) + 1
+        elif included and real_path(path) in included:
+            counts["included"] = counts.get("included", 0) + 1
         elif "level" in r:
             key = f"{r['level']}" + (", cached" if r.get("cached") else "")
             counts[key] = counts.get(key, 0) + 1
@@ -408,6 +476,8 @@ def _levels_summary(reports: list[dict[str, object]]) -> str:
     for key, n in sorted(counts.items()):
         if key == "headers":
             label = "header(s), checked with their sources"
+        elif key == "included":
+            label = "included source(s), checked with their includers"
         elif key.startswith("none"):
             label = key.replace("none", "unverified")
         else:

@@ -28,7 +28,8 @@ from ..rules.diagnostics import Diagnostic
 from ..rules.stats import FamilyCount, Stats
 from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
-from .includes import local_includes
+from .failures import missing_header
+from .includes import local_dirs, local_includes
 from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
 from .verify import LEVELS, Evidence, Outcome, Unit, verify
@@ -322,6 +323,8 @@ def _failure_entry(exc: VerificationError) -> dict[str, Any]:
             "hint": exc.hint,
             "details": list(exc.details),
             "attempts": list(exc.attempts),
+            "diagnosis": list(exc.diagnosis),
+            "candidate": _b64(exc.candidate),
         }
     }
 
@@ -333,6 +336,8 @@ def _failure_from_entry(entry: dict[str, Any]) -> VerificationError:
         details=tuple(entry["details"]),
         attempts=tuple(entry["attempts"]),
         cached=True,
+        diagnosis=tuple(entry.get("diagnosis", ())),
+        candidate=_unb64(entry.get("candidate")),
     )
 
 
@@ -356,6 +361,11 @@ class _Job:
     downgrade: str
     """A warning that the level asked for could not be reached here, or ''."""
     start: float
+    local: tuple[tuple[Path, Path], ...] = ()
+    """The user's include directories no mirror covers: their headers are translated for
+    the check (mirrored in its scratch directory), not written."""
+    check_only: tuple[Path, ...] = ()
+    """The headers found there."""
 
 
 def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
@@ -393,10 +403,20 @@ def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
         msg = f"{src}: no AMD architecture to verify for"
         raise UsageError(msg, hint="pass --offload-arch gfx90a or set CASS_ARCHS")
     mirrored = {h: d for h, d in deps.items() if _mirror_target(h, opts.mirror) is not None}
+    # Headers in the user's other include directories (a sibling Common/) are translated
+    # too: for the check and the object always, written only where a mirror says where.
+    local: tuple[tuple[Path, Path], ...] = ()
+    check_only: list[Path] = []
+    if deps and opts.include_dirs:
+        local = tuple((d, d) for d in local_dirs(opts.include_dirs, [s for s, _ in opts.mirror]))
+        for header, text in deps.items():
+            if header not in mirrored and _mirror_target(header, local) is not None:
+                mirrored[header] = text
+                check_only.append(header)
     depends = (resolved, *deps)
     return _Job(
         src, data, deps, mirrored, opts, chain, auto, level, archs, toolchain, depends,
-        downgrade, start,
+        downgrade, start, local, tuple(check_only),
     )  # fmt: skip
 
 
@@ -525,7 +545,7 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         src,
         candidate.data,
         headers,
-        opts.mirror,
+        (*opts.mirror, *job.local),
         opts.include_dirs,
         opts.defines,
         opts.flags,
@@ -552,6 +572,7 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
     turns.attempts.append(Attempt(strategy.name, status, "", (), seconds))
     warn = [w for w in (job.downgrade, note) if w]
     turns.extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
+    turns.extra += _check_only_notes(job, headers)
     if job.auto and turns.tools:  # e.g. a broken model: say why the rules stand in for it
         why = "; ".join(f"{t.tool}: {t.what}" for t in turns.tools)
         message = f"the {strategy.name} translation is used: the model could not run ({why})"
@@ -571,6 +592,21 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         object_data=outcome.object_data,
         seconds=time.perf_counter() - job.start,
     )
+
+
+def _check_only_notes(job: _Job, translated: dict[Path, bytes]) -> list[Diagnostic]:
+    """One note per header translated for the check, changed, but written nowhere."""
+    notes = []
+    for header in job.check_only:
+        if translated.get(header) == job.mirrored[header]:
+            continue  # nothing to translate in it: the original serves
+        root = next(d for d, _ in job.local if d in header.parents)
+        message = (
+            f"{header} was translated for the check only; pass --mirror {root}=OUT_DIR "
+            "to write its translation"
+        )
+        notes.append(Diagnostic(str(job.src), 0, 0, "note", "cass-header-not-written", message))
+    return notes
 
 
 def _no_winner(job: _Job, turns: _Turns) -> Result:
@@ -606,8 +642,22 @@ def _no_winner(job: _Job, turns: _Turns) -> Result:
         "fix the CUDA source at that line, try another --strategy, or pass "
         "--allow-unverified to keep the translation anyway"
     )
+    if missing := missing_header([m for a in failed for m in a.messages]):
+        hint = f"{missing}; then build again, or {hint}"
+    diagnosis: tuple[str, ...] = ()
+    kept: bytes | None = None
+    if turns.fallback is not None:
+        # CASS's own errors first: an API it could not map is often why the compile failed.
+        _, candidate, _ = turns.fallback
+        diagnosis = tuple(str(d) for d in candidate.diagnostics if d.severity == "error")
+        kept = candidate.data
     raise VerificationError(
-        msg, hint=hint, details=details, attempts=tuple(a.as_dict() for a in attempts)
+        msg,
+        hint=hint,
+        details=details,
+        attempts=tuple(a.as_dict() for a in attempts),
+        diagnosis=diagnosis,
+        candidate=kept,
     )
 
 

@@ -8,11 +8,14 @@ pipeline reports that as :class:`~cass_build.errors.ToolFailedError` (exit 2).
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
+from pathlib import Path
 
 from .._proc import NOT_RUN
 
-__all__ = ["LOCATED_ERROR", "NOT_RUN", "tool_failure"]
+__all__ = ["LOCATED_ERROR", "NOT_RUN", "missing_header", "tool_failure"]
 
 LOCATED_ERROR = re.compile(
     r"^(?P<where>[^:\n]+:\d+:\d+): (?P<kind>error|fatal error): (?P<text>.*)$"
@@ -31,3 +34,44 @@ def tool_failure(code: int, output: str) -> str:
     if code < 0:
         return f"was killed by signal {-code}: {first}"
     return f"exited with status {code}: {first}"
+
+
+_NOT_FOUND = re.compile(r"'(?P<name>[^']+)' file not found")
+
+
+@functools.cache
+def _packages() -> dict[str, dict[str, object]]:
+    import tomllib  # only when a check failed on a missing header
+
+    path = Path(__file__).parent.parent / "data" / "packages" / "headers.toml"
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    by_name: dict[str, dict[str, object]] = {}
+    for entry in doc["header"]:
+        for name in entry["names"]:
+            by_name[name] = entry
+    return by_name
+
+
+def missing_header(messages: Sequence[str]) -> str:
+    """For the first header a compiler could not find in ``messages``: its name and the
+    package that provides it (from ``data/packages/headers.toml``), as one sentence; ""
+    when no header was missing."""
+    found = next((m for line in messages if (m := _NOT_FOUND.search(line))), None)
+    if found is None:
+        return ""
+    name = found["name"]
+    entry = _packages().get(name) or _packages().get(name.rpartition("/")[2])
+    if entry is None:
+        return f"header '{name}' was not found: install its package, or add its directory with -I"
+    parts = []
+    if debian := entry.get("debian"):
+        parts.append(f"apt-get install {debian} (Debian, Ubuntu)")
+    if rocm := entry.get("rocm"):
+        parts.append(f"apt-get install {rocm} (AMD's ROCm repository)")
+    if pip := entry.get("pip"):
+        parts.append(f"pip install {pip}")
+    where = " or ".join(parts)
+    note = str(entry.get("note", ""))
+    if where and note:
+        return f"header '{name}' was not found: {where}; {note}"
+    return f"header '{name}' was not found: {where or note}"

@@ -9,11 +9,19 @@ nowhere (system and toolkit headers) are left out.
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["local_includes"]
+__all__ = ["is_system_dir", "local_dirs", "local_includes"]
+
+# A CUDA toolkit's include directories (/usr/local/cuda-13.0/targets/x86_64-linux/include,
+# its cccl/, the HPC SDK's .../cuda/12.3/include): the same pattern CASSFunctions.cmake
+# keeps away from hipcc.
+_TOOLKIT = re.compile(r"/cuda(-[0-9.]+|/[0-9.]+)?/(targets/[^/]+/)?include(/cccl)?/?$")
+_SYSTEM_ROOTS = ("/usr/include", "/usr/local/include", "/usr/lib", "/usr/share", "/opt/rocm")
 
 # Directives after a line splice or inside a comment are rare enough in
 # headers worth tracking that a line-anchored pattern is the right cost.
@@ -73,3 +81,34 @@ def local_includes(
             except OSError:
                 continue
     return tuple(seen)
+
+
+@functools.cache
+def _system_roots() -> tuple[str, ...]:
+    here = Path(__file__).resolve().parent.parent  # cass_build: its headers are CASS's own
+    roots = {*_SYSTEM_ROOTS, sys.prefix, sys.base_prefix, str(here)}
+    return tuple(sorted(r.rstrip("/") for r in roots if r))
+
+
+def is_system_dir(directory: Path) -> bool:
+    """Whether ``directory`` holds system, toolchain or installed-package headers (the C
+    library, ROCm, a CUDA toolkit, Python's and its packages'), which are never translated."""
+    text = str(directory)
+    if _TOOLKIT.search(text):
+        return True
+    return any(text == r or text.startswith(r + "/") for r in _system_roots())
+
+
+def local_dirs(include_dirs: Sequence[Path], covered: Sequence[Path] = ()) -> tuple[Path, ...]:
+    """The user's own include directories among ``include_dirs`` (resolved), leaving out
+    system ones and those under a directory in ``covered`` (the mirror roots)."""
+    roots = [c.resolve() for c in covered]
+    found: dict[Path, None] = {}
+    for directory in include_dirs:
+        resolved = directory.resolve()
+        if not resolved.is_dir() or is_system_dir(resolved):
+            continue
+        if any(resolved == r or r in resolved.parents for r in roots):
+            continue
+        found[resolved] = None
+    return tuple(found)

@@ -21,9 +21,19 @@ from ._driver import compile_command
 from .failures import LOCATED_ERROR, tool_failure
 from .toolchain import HipToolchain
 
-__all__ = ["LEVELS", "Evidence", "Outcome", "Unit", "verify"]
+__all__ = ["DEFAULT_STD", "LEVELS", "Evidence", "Outcome", "Unit", "verify", "with_default_std"]
 
 LEVELS = ("none", "syntax", "compile", "run")
+
+# nvcc 13 compiles as C++17 unless told otherwise, and CUDA sources are written for it;
+# hipcc's clang would default to C++11 for a check the build itself then disagrees with.
+DEFAULT_STD = "-std=c++17"
+
+
+def with_default_std(flags: Sequence[str]) -> list[str]:
+    """``flags`` with nvcc's dialect added when they name none of their own."""
+    named = any(f.startswith(("-std=", "--std=", "/std:")) or f == "-std" for f in flags)
+    return list(flags) if named else [DEFAULT_STD, *flags]
 
 
 @dataclass(frozen=True)
@@ -162,7 +172,7 @@ def verify(
             "hip",
             *scratch.include_flags,
             *(f"-D{d}" for d in unit.defines),
-            *unit.flags,
+            *with_default_std(unit.flags),
         ]
         if compile_level:
             obj = tmp / "out.o"

@@ -418,7 +418,7 @@ def compare(
     if nvcc is None:
         msg = f"{cuda_source}: cannot compare: nvcc not found (an NVIDIA GPU needs CUDA's nvcc)"
         raise ToolchainError(msg, hint=_CUDA_HINT)
-    from .hip_on_cuda import layer_dir
+    from .hip_on_cuda import layer_dir, poison_after_includes
 
     layer = layer_dir()
     base = [str(nvcc), "-std=c++17", f"-arch={_nvidia_arch()}"]
@@ -427,8 +427,11 @@ def compare(
     from .wave64 import nvcc_flags
 
     waves = nvcc_flags(wave, Path(hip_source), include_dirs, nvcc)
+    # CUDA-only names the translation kept fail here as they fail hipcc (poison.h);
+    # the copy needs the original's directory for its quoted includes.
+    poisoned = poison_after_includes(Path(hip_source), workdir / "poisoned")
     hip_cmd = [*base, *waves, "-I", str(layer), *_includes(include_dirs)]
-    hip_cmd += ["-x", "cu", str(hip_source)]
+    hip_cmd += ["-I", str(Path(hip_source).resolve().parent), "-x", "cu", str(poisoned)]
     hip_cmd += ["-o", str(workdir / "hip.exe"), *link]
     with ThreadPoolExecutor(max_workers=2) as pool:
         cuda_future = pool.submit(

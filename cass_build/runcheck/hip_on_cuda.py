@@ -29,6 +29,7 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .._files import cache_dir, write_if_changed
 from .._version import __version__
@@ -46,6 +47,8 @@ __all__ = [
     "inversions",
     "layer_dir",
     "main",
+    "poison_after_includes",
+    "poisoned_names",
     "render",
 ]
 
@@ -61,6 +64,8 @@ _INTERNAL = "cass_hip_on_cuda"
 #: Families whose macros name the compiler, not an API: the HIP macro is defined
 #: whenever its CUDA counterpart is (``__HIPCC__`` with ``__CUDACC__``).
 _COMPILER_FAMILY = "preprocessor"
+#: Families whose CUDA names are not poisoned (see poisoned_names).
+_UNPOISONED_FAMILIES = frozenset({_COMPILER_FAMILY, "thrust", "cub"})
 
 
 @dataclass(frozen=True)
@@ -104,13 +109,17 @@ def hand_provided(text: str | None = None) -> frozenset[str]:
     return frozenset(names)
 
 
-def _layer_config() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+def _layer_doc() -> dict[str, Any]:
     path = _layer_data() / "layer.toml"
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         msg = f"{path}: cannot read the HIP-on-CUDA settings: {exc}"
         raise TableError(msg) from None
+
+
+def _layer_config() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    doc: dict[str, Any] = _layer_doc()
     headers = {str(k): tuple(str(h) for h in v) for k, v in doc.get("headers", {}).items()}
     skip = {str(k): str(v) for k, v in doc.get("skip", {}).items()}
     return headers, skip
@@ -205,6 +214,81 @@ def inversions(families: Sequence[Family] | None = None) -> dict[str, Inversion]
                 else:
                     result[row.hip] = Inversion(row.hip, "namespace", row.cuda, family.name)
     return dict(sorted(result.items()))
+
+
+def poisoned_names(families: Sequence[Family] | None = None) -> tuple[str, ...]:
+    """CUDA names that no HIP release spells: a translation that kept one cannot build
+    with hipcc, so the layer's HIP build must reject it too, though nvcc knows it.
+
+    Every table row's CUDA identifier that is not also a HIP spelling (of any row, at
+    any release), apart from compiler macros (``#ifdef __CUDACC__`` is legal HIP),
+    struct members, namespaces and the template libraries (rocThrust and hipCUB keep
+    many of CUDA's spellings); plus ``[poison] names`` of ``layer.toml`` (CUDA-only
+    builtins the tables do not list one by one), less its ``keep`` list.
+    """
+    families = tuple(load_tables() if families is None else families)
+    hip_names: set[str] = set()
+    for family in families:
+        for row in family.rows:
+            hip_names.update(n for n in (row.hip, _legacy_name(row), row.alt) if n)
+            if row.rewrite or row.cuda == row.hip:
+                hip_names.add(row.cuda)  # kept, with its arguments rewritten
+    names: set[str] = set()
+    for family in families:
+        if family.name in _UNPOISONED_FAMILIES:
+            continue
+        for row in family.rows:
+            if row.kind in ("include", "member", "namespace") or not _IDENT.match(row.cuda):
+                continue
+            if row.cuda not in hip_names:
+                names.add(row.cuda)
+    poison: dict[str, Any] = _layer_doc().get("poison", {})
+    names.update(str(n) for n in poison.get("names", ()))
+    names.difference_update(str(n) for n in poison.get("keep", ()))
+    return tuple(sorted(names))
+
+
+def _poison_header(names: Sequence[str]) -> str:
+    lines = [
+        _banner("CUDA-only names, poisoned: the HIP build must fail where hipcc would."),
+        "#pragma once\n",
+        "// Included after the translation's own #include lines (poison_after_includes):\n",
+        "// CUDA's headers, read earlier, may use these names; the translation may not.\n",
+    ]
+    # A name CUDA's headers define as a macro stays usable: poisoning it would warn, and
+    # the layer's own macros that expand to it would stop working.
+    for name in names:
+        lines.append(f"#ifndef {name}\n#pragma GCC poison {name}\n#endif\n")
+    return "".join(lines)
+
+
+_INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include\b")
+
+
+def poison_after_includes(source: Path, out_dir: Path) -> Path:
+    """A copy of ``source`` in ``out_dir`` that includes the poison header after its last
+    ``#include`` line, with ``#line`` markers so messages name ``source``'s own lines.
+
+    Quoted includes beside ``source`` need ``-I`` of its directory (``#line`` does not
+    move the search): :func:`cass_build.runcheck.compare.compare` passes it.
+    """
+    data = source.read_bytes()
+    lines = data.splitlines(keepends=True)
+    last = max((i for i, ln in enumerate(lines) if _INCLUDE_LINE.match(ln)), default=-1)
+    where = str(source.resolve()).replace("\\", "\\\\").replace('"', '\\"').encode()
+    if lines and not lines[-1].endswith(b"\n"):
+        lines[-1] += b"\n"
+    head = b"".join(lines[: last + 1])
+    tail = b"".join(lines[last + 1 :])
+    text = (
+        b'#line 1 "' + where + b'"\n' + head
+        + b"#include <" + _INTERNAL.encode() + b"/poison.h>\n"
+        + f"#line {last + 2} ".encode() + b'"' + where + b'"\n' + tail
+    )  # fmt: skip
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{source.stem}.poisoned.cu"
+    target.write_bytes(text)
+    return target
 
 
 def _headers(families: Sequence[Family]) -> dict[str, tuple[Inversion, tuple[str, ...]]]:
@@ -366,6 +450,7 @@ def render(families: Sequence[Family] | None = None) -> dict[str, bytes]:
         for header in sorted(_layer_data().glob("*.h"))
     }
     files[f"{_INTERNAL}/names.h"] = _names_header(names)
+    files[f"{_INTERNAL}/poison.h"] = _poison_header(poisoned_names(families))
     files[f"{_INTERNAL}/layer.h"] = _layer_header()
     aliases: dict[str, list[tuple[str, str]]] = {}
     for inv in names.values():

@@ -1,5 +1,6 @@
 // The #if evaluator: CUDA's version macros and literals, folded as a preprocessor would.
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -215,6 +216,50 @@ Value Rewriter::condition(int first) const {
     }
     if (items.empty()) return Value{};
     return ConditionParser(std::move(items)).parse();
+}
+
+// Whether a HIP compile takes a branch on macros hipcc always or never defines:
+// `#ifdef NAME`, `#ifndef NAME`, `#if [!]defined(NAME)` or `#if [!]defined NAME`;
+// anything else is unknown. The names are the source's (before translation):
+// __CUDACC__ becomes __HIPCC__, __NVCC__ stays and is never defined under HIP.
+Value Rewriter::hip_condition(int first, bool ifdef, bool ifndef) const {
+    static const std::unordered_map<std::string_view, bool> kUnderHip = {
+        {"__CUDACC__", true},
+        {"__HIPCC__", true},
+        {"__HIP__", true},
+        {"__HIP_PLATFORM_AMD__", true},
+        {"__HIP_PLATFORM_HCC__", true},
+        {"__NVCC__", false},
+        {"__CUDACC_RTC__", false},
+        {"__NVCOMPILER", false},
+        {"__HIP_PLATFORM_NVIDIA__", false},
+        {"__HIP_PLATFORM_NVCC__", false}};
+    std::vector<std::string_view> words;
+    for (int k = first; k >= 0 && k < ntok_ && in_directive(k); ++k) {
+        if (toks_[k].significant()) words.push_back(text(k));
+    }
+    bool negate = ifndef;
+    std::size_t at = 0;
+    const std::size_t n = words.size();
+    if (!ifdef && !ifndef) {
+        if (at < n && words[at] == "!") {
+            negate = true;
+            ++at;
+        }
+        if (at >= n || words[at] != "defined") return Value{};
+        ++at;
+        if (at < n && words[at] == "(") {
+            if (at + 3 != n || words[at + 2] != ")") return Value{};
+            ++at;
+        } else if (at + 1 != n) {
+            return Value{};
+        }
+    } else if (n != 1) {
+        return Value{};
+    }
+    const auto found = kUnderHip.find(words[at]);
+    if (found == kUnderHip.end()) return Value{};
+    return Value{true, found->second != negate ? 1 : 0};
 }
 
 }  // namespace detail

@@ -352,6 +352,11 @@ void Rewriter::hazard_asm(int i) {
         k = next_sig(k);
     }
     if (!is_punct(k, "(")) return;
+    if (hip_dead_) {  // e.g. under #ifndef __HIPCC__: kept for nvcc, never compiled for AMD
+        diag(i, Severity::Note, "inline-ptx",
+             "inline PTX assembly in a branch no HIP compile takes; kept as it is");
+        return;
+    }
     // ptx.cpp translates what it knows; what it does not is an error naming it.
     const std::string why = translate_asm(i, k);
     if (why.empty()) return;

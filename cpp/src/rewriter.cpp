@@ -563,6 +563,9 @@ void Rewriter::on_directive(int hash) {
         if (directive_ == "if" && steer_to_hip(k)) v = Value{true, 0};
         b.dead = b.parent_dead || (v.known && v.value == 0);
         b.taken = v.known && v.value != 0;
+        const Value h = hip_condition(next_sig(k), directive_ == "ifdef", directive_ == "ifndef");
+        b.hip_dead = conds_.back().hip_dead || (h.known && h.value == 0);
+        b.hip_taken = h.known && h.value != 0;
         conds_.push_back(b);
     } else if (directive_ == "elif" || directive_ == "else") {
         if (regions_.size() > 1) {
@@ -576,6 +579,11 @@ void Rewriter::on_directive(int hash) {
             if (directive_ == "elif" && steer_to_hip(k)) v = Value{true, 0};
             b.dead = b.parent_dead || b.taken || (v.known && v.value == 0);
             b.taken = b.taken || (v.known && v.value != 0);
+            const Value h =
+                directive_ == "elif" ? hip_condition(next_sig(k), false, false) : Value{true, 1};
+            const bool parent_hip_dead = conds_[conds_.size() - 2].hip_dead;
+            b.hip_dead = parent_hip_dead || b.hip_taken || (h.known && h.value == 0);
+            b.hip_taken = b.hip_taken || (h.known && h.value != 0);
         }
     } else if (directive_ == "endif") {
         if (regions_.size() > 1) {
@@ -1247,7 +1255,10 @@ void Rewriter::walk() {
     for (const int i : scan_.visit) {
         const Tok& t = toks_[i];
         if (t.kind == TokenKind::Newline) {
-            if (!directive_.empty()) dead_ = conds_.back().dead;
+            if (!directive_.empty()) {
+                dead_ = conds_.back().dead;
+                hip_dead_ = conds_.back().hip_dead;
+            }
             directive_ = {};
             define_name_ = -1;
             continue;
@@ -1401,6 +1412,7 @@ Result Rewriter::run(const OutputBuffer* output) {
     scan_loops();
     walk();
     dead_ = false;
+    hip_dead_ = false;
     report_truncation();
     // Edits by position, in the order they were made where two start and end
     // together; a rewrite may edit its arguments before renaming its name.

@@ -46,6 +46,11 @@ struct Branch {
     bool parent_dead = false;
     bool dead = false;
     bool taken = false;  // a branch of this chain so far is provably active
+    // The same for any HIP compile, from the macros hipcc defines or never does
+    // (`#ifndef __HIPCC__`, `#ifdef __NVCC__`): code there is kept and translated, and
+    // inline PTX in it is only a note.
+    bool hip_dead = false;
+    bool hip_taken = false;
 };
 
 struct Value {
@@ -257,6 +262,7 @@ private:
     std::string device_of_location(const Arg& a) const;
     bool in_defined_context(int i) const;
     [[nodiscard]] Value condition(int first) const;
+    [[nodiscard]] Value hip_condition(int first, bool ifdef, bool ifndef) const;
     void count(int family, bool converted);
     [[nodiscard]] std::string kept(std::uint32_t b, std::uint32_t e) const;
     void finish_positions();
@@ -310,7 +316,8 @@ public:
     std::vector<int> regions_{0};
     std::vector<std::uint8_t> region_open_{1};  // region id -> on regions_ now
     std::vector<Branch> conds_{Branch{}};
-    bool dead_ = false;  // the current line is in a provably inactive branch
+    bool dead_ = false;      // the current line is in a provably inactive branch
+    bool hip_dead_ = false;  // ... in one that no HIP compile takes (Branch::hip_dead)
     int next_region_ = 1;
     std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
     // #if/#elif '#'s followed in their chain by an #elif that tests for HIP, once asked.
