@@ -146,9 +146,9 @@ def _report_link(inv: Invocation, ctx: Context, objects: list[Path]) -> None:
     CMake reads its implicit libraries and link launcher from it."""
     if not ctx.say:
         return
-    from .identity import driver_program, toolkit_root
-
     import shlex
+
+    from .identity import driver_program, toolkit_root
 
     words = [driver_program(), *map(str, objects)]
     line = " ".join(shlex.quote(w) for w in words)
