@@ -184,13 +184,18 @@ def can_mask_cuda() -> bool:
 def run_without_cuda(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 1200
 ) -> subprocess.CompletedProcess[str]:
-    """``argv`` in a mount namespace where /usr/local/cuda is an empty directory (the
-    real nvcc cannot be reached even by its absolute path), with ``cuda_hidden_env``."""
+    """``argv`` in a mount namespace where /usr/local/cuda is an empty directory and every
+    ``nvcc`` on PATH (shims like /usr/local/bin/nvcc) is /dev/null, so the real nvcc cannot
+    be reached even by its absolute path; with ``cuda_hidden_env``."""
     assert UNSHARE is not None
     empty = tempfile.mkdtemp(prefix="no-cuda-")
-    mounts = ""
+    mounts = []
     if CUDA_ROOT.exists():
-        mounts = f'mount --bind "$0" {shlex.quote(str(CUDA_ROOT.resolve()))} && '
-    script = mounts + 'exec "$@"'
+        mounts.append(f'mount --bind "$0" {shlex.quote(str(CUDA_ROOT.resolve()))}')
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        shim = Path(directory or ".") / "nvcc"
+        if directory and shim.is_file():
+            mounts.append(f"mount --bind /dev/null {shlex.quote(str(shim))}")
+    script = " && ".join([*mounts, 'exec "$@"'])
     wrapped = [UNSHARE, "-m", "--propagation", "private", "sh", "-c", script, empty, *argv]
     return run(wrapped, cwd, cuda_hidden_env(env), timeout)

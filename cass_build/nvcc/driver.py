@@ -7,7 +7,6 @@ Exit codes: 0 built; 1 a compile, link or verification failed (its messages show
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -119,6 +118,8 @@ def run_invocation(inv: Invocation) -> int:
         for src, language in sources:
             _compile(src, language, _object_for(src, inv, single), ctx, link_it=False)
         return 0
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="cass-nvcc-") as name:
         objects: list[Path] = []
         for i, (path, language) in enumerate(inv.inputs):

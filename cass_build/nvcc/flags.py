@@ -9,7 +9,6 @@ sends it to the HIP compiler, as nvcc sends it to the host compiler.
 from __future__ import annotations
 
 import functools
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,9 +44,24 @@ def table_path() -> Path:
 
 @functools.cache
 def _table() -> dict[str, Any]:
+    """The parsed table, kept as JSON in the cache: a build runs the driver per file, and
+    tomllib (pure Python) costs several times what json does."""
+    import json
+
+    from .._files import cache_dir, store_quietly
+
+    path = table_path()
+    st = path.stat()
+    cached = cache_dir() / "nvcc" / f"flags-{st.st_size}-{st.st_mtime_ns}.json"
+    try:
+        return dict(json.loads(cached.read_bytes()))
+    except (OSError, ValueError):
+        pass
     import tomllib
 
-    return tomllib.loads(table_path().read_text(encoding="utf-8"))
+    table = tomllib.loads(path.read_text(encoding="utf-8"))
+    store_quietly(cached, json.dumps(table).encode())
+    return table
 
 
 @functools.cache
@@ -147,6 +161,8 @@ def _expand(argv: list[str], depth: int = 0) -> list[str]:
         except OSError as exc:
             msg = f"response file {name}: cannot read: {exc.strerror or exc}"
             raise UsageError(msg, hint="check the @file path") from None
+        import shlex
+
         try:
             words = shlex.split(text, comments=False)
         except ValueError as exc:
