@@ -48,6 +48,7 @@ def _core_rows(directory: str | None) -> tuple[list[tuple[Any, ...]], list[tuple
                     r.arg,
                     since,
                     r.alt,
+                    r.warp,
                 )
             )
     return rows, [(f.name, list(f.prefixes)) for f in families]
@@ -58,7 +59,8 @@ def _core_cache(directory: str | None) -> Path | None:
     from .._files import cache_dir
 
     root = cache_dir()
-    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()))).encode()
+    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS))
+    encoding = encoding.encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
     return root / f"core-rows-{key}.marshal"
 
@@ -97,6 +99,7 @@ _ENTRY_FIELDS = (
     "arg",
     "since",
     "alt",
+    "warp",
 )
 
 

@@ -44,7 +44,20 @@ REWRITES = (
     "surf-read",
 )
 _ROW_KEYS = frozenset(
-    {"cuda", "hip", "kind", "status", "since", "legacy", "rewrite", "arg", "note", "match", "alt"}
+    {
+        "cuda",
+        "hip",
+        "kind",
+        "status",
+        "since",
+        "legacy",
+        "rewrite",
+        "arg",
+        "note",
+        "match",
+        "alt",
+        "warp",
+    }
 )
 MATCHES = ("any", "template")
 _SECTION_KEYS = frozenset({"name", "kind", "rows"})
@@ -67,6 +80,8 @@ class Row:
     note: str = ""
     match: str = "any"
     alt: str = ""
+    warp: str = ""
+    """``--warp cuda``: the name emitted instead (``<cass/warp.h>``, docs/warps.md)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +149,7 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
         note=raw.get("note", ""),
         match=match,
         alt=raw.get("alt", ""),
+        warp=raw.get("warp", ""),
     )
 
 
@@ -172,7 +188,7 @@ def load_family(path: Path) -> Family:
     )
 
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2  # 2: rows gained `warp`
 
 
 def _cache_path(paths: list[Path]) -> Path | None:

@@ -14,6 +14,9 @@ namespace cass {
 namespace detail {
 namespace {
 
+// The package header (cass_build/include) that declares the logical-warp names.
+constexpr std::string_view kWarpHeader = "cass/warp.h";
+
 std::string lower(std::string_view s) {
     std::string out(s);
     for (char& c : out) {
@@ -488,7 +491,11 @@ void Rewriter::on_header_name(int i) {
     std::string target = inner;
     const Entry* e = t_.find(inner, true);
     bool mapped = false;
-    if (e != nullptr) {
+    if (e != nullptr && o_.logical_warps && !e->warp.empty()) {
+        target = e->warp;  // <cass/cooperative_groups.h>, which includes <cass/warp.h>
+        count(e->family, true);
+        mapped = true;
+    } else if (e != nullptr) {
         if (e->status == Status::Unsupported) {
             diag(i, Severity::Error, "unsupported-api",
                  "header '" + inner + "' has no HIP equivalent" +
@@ -555,11 +562,16 @@ void Rewriter::on_header_name(int i) {
 bool Rewriter::is_plain(const Entry& e) const {
     return e.status == Status::Supported && e.since <= o_.hip_version && e.note.empty() &&
            e.rewrite == Rewrite::None && e.kind != Kind::Namespace && e.kind != Kind::Member &&
-           e.match == Match::Any && (e.traits & (kBallot | kShuffle)) == 0;
+           e.match == Match::Any && (e.traits & (kBallot | kShuffle)) == 0 &&
+           !(o_.logical_warps && !e.warp.empty());
 }
 
 void Rewriter::apply(const Entry& e, int i) {
     const std::string_view w = text(i);
+    if (o_.logical_warps && !e.warp.empty()) {
+        apply_warp(e, i);
+        return;
+    }
     if (e.status == Status::Unsupported) {
         diag(i, Severity::Error, "unsupported-api",
              "'" + std::string(w) + "' has no HIP equivalent" +
@@ -623,6 +635,44 @@ void Rewriter::apply(const Entry& e, int i) {
     const bool same = e.kind != Kind::Member && (e.traits & (legacy ? kSameLegacy : kSameHip)) != 0;
     const std::string& name = legacy ? e.legacy : e.hip;
     if (!same && name != w) rename(i, i, name);
+}
+
+// --warp cuda: the row's <cass/warp.h> name, with the call's arguments as CUDA wrote
+// them (32-bit masks and all). Only a shuffle's literal width is checked: CUDA leaves
+// a width that is not a power of two of at most 32 undefined.
+void Rewriter::apply_warp(const Entry& e, int i) {
+    // A function only where it is called: `__any` is also an identifier in C++ libraries.
+    if (e.kind == Kind::Function && !is_punct(next_sig(i), "(")) return;
+    count(e.family, true);
+    // A row names the header its name needs in `alt` (the cooperative groups'), which
+    // includes <cass/warp.h>; the rest need <cass/warp.h> itself.
+    if (!e.alt.empty()) {
+        warp_header_ = e.alt;
+    } else if (warp_header_.empty()) {
+        warp_header_ = kWarpHeader;
+    }
+    if ((e.traits & kShuffle) != 0 && e.kind == Kind::Function) {
+        const int open = next_sig(i);
+        if (is_punct(open, "(")) {
+            const std::vector<Arg> args = call_args(open);
+            const std::size_t width_index = e.rewrite == Rewrite::SyncMask ? 3 : 2;
+            if (args.size() > width_index) {
+                const Arg a = args[width_index];
+                const long long v = a.first >= 0 && a.first == a.last &&
+                                            toks_[a.first].kind == TokenKind::Number
+                                        ? literal_value(text(a.first))
+                                        : -1;
+                if (a.first >= 0 && a.first == a.last && toks_[a.first].kind == TokenKind::Number &&
+                    (v < 1 || v > 32 || (v & (v - 1)) != 0)) {
+                    diag(a.first, Severity::Warning, "shfl-width",
+                         "width " + std::string(text(a.first)) +
+                             " is not a power of two of at most 32; CUDA leaves the result of '" +
+                             std::string(text(i)) + "' undefined");
+                }
+            }
+        }
+    }
+    if (e.warp != text(i)) rename(i, i, e.warp);
 }
 
 void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
@@ -817,11 +867,16 @@ void Rewriter::on_identifier(int i) {
         if (e->kind == Kind::Namespace) {
             const bool qualifier = is_punct(n, "::");
             const bool declared = is_ident(p) && text(p) == "namespace";
-            if (!qualifier && !declared) return;
+            // namespace cg = cooperative_groups; (a rename that matters with --warp cuda)
+            const bool aliased = is_punct(p, "=") && is_ident(prev_sig(p)) &&
+                                 is_ident(prev_sig(prev_sig(p))) &&
+                                 text(prev_sig(prev_sig(p))) == "namespace";
+            if (!qualifier && !declared && !aliased) return;
         }
         if (e->match == Match::Template && !is_punct(n, "<")) return;
-        if ((e->traits & kBallot) != 0) hazard_ballot(i);
-        if (e->rewrite != Rewrite::SyncMask && (e->traits & kShuffle) != 0) {
+        const bool routed = o_.logical_warps && !e->warp.empty();
+        if (!routed && (e->traits & kBallot) != 0) hazard_ballot(i);
+        if (!routed && e->rewrite != Rewrite::SyncMask && (e->traits & kShuffle) != 0) {
             const int open = next_sig(i);
             std::vector<Arg> args;
             if (is_punct(open, "(")) args = call_args(open);
@@ -1094,6 +1149,15 @@ Result Rewriter::run(const OutputBuffer* output) {
     walk();
     dead_ = false;
     report_truncation();
+    if (!warp_header_.empty()) {
+        // At the top, so every use sees it; `#line 1` keeps the lines numbered as before.
+        // A top-level #include of the same header makes it redundant.
+        const auto seen = includes_.find(warp_header_);
+        if (seen == includes_.end() || seen->second != 0) {
+            const std::uint32_t at = s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+            insert(at, "#include <" + warp_header_ + ">\n#line 1\n");
+        }
+    }
     // Edits by position, in the order they were made where two start and end
     // together; a rewrite may edit its arguments before renaming its name.
     sort_nearly_sorted(edits_, [](const Edit& a, const Edit& b) {

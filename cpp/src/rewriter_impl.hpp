@@ -224,6 +224,9 @@ private:
     void apply(const Entry& e, int i);
     [[nodiscard]] bool is_plain(const Entry& e) const;
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
+    void apply_warp(const Entry& e, int i);
+    // A 32-lane assumption: a warning in --warp native, a note in --warp cuda (hazards.cpp).
+    void warp_hazard(int i, const char* rule, std::string native, const std::string& what);
     bool rewrite_by_arity(const Entry& e, int i);
     bool rewrite_surf_read(const Entry& e, int i);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);
@@ -291,6 +294,9 @@ public:
     bool dead_ = false;  // the current line is in a provably inactive branch
     int next_region_ = 1;
     std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
+    // --warp cuda: the header the routed names need ("cass/warp.h" or the cooperative
+    // groups one, which includes it), added at the top; empty while none is used.
+    std::string warp_header_;
 };
 
 }  // namespace cass::detail
