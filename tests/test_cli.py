@@ -72,6 +72,8 @@ SHFL_NEW = "v += __shfl_down_sync(0xffffffffffffffffull, v, 1);\n"
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("CASS_HIP_VERSION", "CASS_LAUNCH_SYNTAX"):
         monkeypatch.delenv(name, raising=False)
+    # --warp native: its warp-size warning (LANE_DIAG) is these tests' example diagnostic.
+    monkeypatch.setenv("CASS_WARP", "native")
     monkeypatch.chdir(tmp_path)
 
 

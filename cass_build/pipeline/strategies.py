@@ -94,7 +94,9 @@ class RulesStrategy:
 
         result = translate_bytes(data, str(path), settings)
         return Candidate(
-            implicit_runtime(path, result.data), tuple(result.diagnostics), result.stats
+            implicit_runtime(path, warp_include(result.data)),
+            tuple(result.diagnostics),
+            result.stats,
         )
 
 
@@ -105,6 +107,34 @@ _RUNTIME_INCLUDE = re.compile(
 # (hip_cooperative_groups.h in 5.x uses hipBlockDim_z without including it).
 _HIP_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](hip|hipcub|hiprand|hipfft)/', re.M)
 _BOM = b"\xef\xbb\xbf"
+
+
+# --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
+# which includes that one) and an #include of either header already there.
+_WARP_NAME = re.compile(rb"\b__cass_(cg\b)?")
+_WARP_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
+)
+
+
+def warp_include(hip: bytes) -> bytes:
+    """Include the logical-warp header a ``--warp cuda`` translation calls into.
+
+    The core keeps every line where it was, so the include comes here, first in the
+    file (before any use) and followed by ``#line 1``, as the runtime's is. Output
+    that names no ``__cass_`` operation, or includes the header itself, is unchanged.
+    """
+    if b"__cass_" not in hip:
+        return hip
+    names = {m.group(1) is not None for m in _WARP_NAME.finditer(hip)}
+    if not names:
+        return hip
+    header = b"cass/cooperative_groups.h" if True in names else b"cass/warp.h"
+    for m in _WARP_INCLUDE.finditer(hip):
+        if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
+            return hip
+    bom = _BOM if hip.startswith(_BOM) else b""
+    return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]
 
 
 def implicit_runtime(path: Path, hip: bytes) -> bytes:
@@ -193,7 +223,7 @@ class ModelStrategy:
             command = f"onnxruntime on {model_dir()}"
             raise StrategyFailed(str(exc), tool="model", command=command) from None
         return Candidate(
-            implicit_runtime(path, text),
+            implicit_runtime(path, warp_include(text)),
             tuple(checked.diagnostics),
             checked.stats,
             same_as_rules=text == checked.data,

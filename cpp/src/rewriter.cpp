@@ -14,9 +14,6 @@ namespace cass {
 namespace detail {
 namespace {
 
-// The package header (cass_build/include) that declares the logical-warp names.
-constexpr std::string_view kWarpHeader = "cass/warp.h";
-
 std::string lower(std::string_view s) {
     std::string out(s);
     for (char& c : out) {
@@ -639,18 +636,12 @@ void Rewriter::apply(const Entry& e, int i) {
 
 // --warp cuda: the row's <cass/warp.h> name, with the call's arguments as CUDA wrote
 // them (32-bit masks and all). Only a shuffle's literal width is checked: CUDA leaves
-// a width that is not a power of two of at most 32 undefined.
+// a width that is not a power of two of at most 32 undefined. (The include is added
+// outside the core, which keeps every line where it was: pipeline/strategies.py.)
 void Rewriter::apply_warp(const Entry& e, int i) {
     // A function only where it is called: `__any` is also an identifier in C++ libraries.
     if (e.kind == Kind::Function && !is_punct(next_sig(i), "(")) return;
     count(e.family, true);
-    // A row names the header its name needs in `alt` (the cooperative groups'), which
-    // includes <cass/warp.h>; the rest need <cass/warp.h> itself.
-    if (!e.alt.empty()) {
-        warp_header_ = e.alt;
-    } else if (warp_header_.empty()) {
-        warp_header_ = kWarpHeader;
-    }
     if ((e.traits & kShuffle) != 0 && e.kind == Kind::Function) {
         const int open = next_sig(i);
         if (is_punct(open, "(")) {
@@ -1149,15 +1140,6 @@ Result Rewriter::run(const OutputBuffer* output) {
     walk();
     dead_ = false;
     report_truncation();
-    if (!warp_header_.empty()) {
-        // At the top, so every use sees it; `#line 1` keeps the lines numbered as before.
-        // A top-level #include of the same header makes it redundant.
-        const auto seen = includes_.find(warp_header_);
-        if (seen == includes_.end() || seen->second != 0) {
-            const std::uint32_t at = s_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-            insert(at, "#include <" + warp_header_ + ">\n#line 1\n");
-        }
-    }
     // Edits by position, in the order they were made where two start and end
     // together; a rewrite may edit its arguments before renaming its name.
     sort_nearly_sorted(edits_, [](const Edit& a, const Edit& b) {

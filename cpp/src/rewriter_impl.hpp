@@ -294,9 +294,6 @@ public:
     bool dead_ = false;  // the current line is in a provably inactive branch
     int next_region_ = 1;
     std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
-    // --warp cuda: the header the routed names need ("cass/warp.h" or the cooperative
-    // groups one, which includes it), added at the top; empty while none is used.
-    std::string warp_header_;
 };
 
 }  // namespace cass::detail
