@@ -35,6 +35,24 @@
 // CUDA's warp size, for device and host code alike.
 constexpr int __cass_warp_size = 32;
 
+// ---- host side ---------------------------------------------------------------------
+// The device reports the logical warp's size, so launch geometry the host computes from
+// it (warps per block, per-warp buffers) agrees with the device code. Occupancy APIs
+// count blocks and threads, which logical warps do not change.
+
+inline hipError_t __cass_hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
+    const hipError_t status = hipGetDeviceProperties(prop, device);
+    if (status == hipSuccess) prop->warpSize = __cass_warp_size;
+    return status;
+}
+
+inline hipError_t __cass_hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute,
+                                               int device) {
+    const hipError_t status = hipDeviceGetAttribute(value, attribute, device);
+    if (status == hipSuccess && attribute == hipDeviceAttributeWarpSize) *value = __cass_warp_size;
+    return status;
+}
+
 namespace __cass_warp_detail {
 
 constexpr bool kWave64 = __CASS_WAVE_SIZE == 64;
