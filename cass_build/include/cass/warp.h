@@ -144,52 +144,62 @@ __device__ __forceinline__ int __cass_uni_sync(unsigned mask, int predicate) {
 // halves of a wavefront. So a logical-warp shuffle is HIP's with a width of 32 at most
 // and __shfl's source reduced to the segment, which on wave32 is the plain operation.
 
+// Each returns what HIP's own overload for the argument returns (blockIdx.x, a HIP
+// coordinate object, is shuffled as the unsigned it converts to), as a plain HIP call would.
 template <class T>
-__device__ __forceinline__ T __cass_shfl(T var, int src_lane, int width = 32) {
+__device__ __forceinline__ auto __cass_shfl(T var, int src_lane, int width = 32)
+    -> decltype(__shfl(var, src_lane, width)) {
     if (__cass_warp_detail::kWave64 || width != 32) src_lane &= width - 1;
     return __shfl(var, src_lane, width);
 }
 
 template <class T>
-__device__ __forceinline__ T __cass_shfl_up(T var, unsigned delta, int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_up(T var, unsigned delta, int width = 32)
+    -> decltype(__shfl_up(var, delta, width)) {
     return __shfl_up(var, delta, width);
 }
 
 template <class T>
-__device__ __forceinline__ T __cass_shfl_down(T var, unsigned delta, int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_down(T var, unsigned delta, int width = 32)
+    -> decltype(__shfl_down(var, delta, width)) {
     return __shfl_down(var, delta, width);
 }
 
 template <class T>
-__device__ __forceinline__ T __cass_shfl_xor(T var, int lane_mask, int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_xor(T var, int lane_mask, int width = 32)
+    -> decltype(__shfl_xor(var, lane_mask, width)) {
     return __shfl_xor(var, lane_mask, width);
 }
 
 // The lanes of a mask run in lockstep on AMD, so a shuffle's mask selects nothing.
 template <class T>
-__device__ __forceinline__ T __cass_shfl_sync(unsigned mask, T var, int src_lane,
-                                              int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_sync(unsigned mask, T var, int src_lane,
+                                                 int width = 32)
+    -> decltype(__cass_shfl(var, src_lane, width)) {
     (void)mask;
     return __cass_shfl(var, src_lane, width);
 }
 
 template <class T>
-__device__ __forceinline__ T __cass_shfl_up_sync(unsigned mask, T var, unsigned delta,
-                                                 int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_up_sync(unsigned mask, T var, unsigned delta,
+                                                    int width = 32)
+    -> decltype(__cass_shfl_up(var, delta, width)) {
     (void)mask;
     return __cass_shfl_up(var, delta, width);
 }
 
 template <class T>
-__device__ __forceinline__ T __cass_shfl_down_sync(unsigned mask, T var, unsigned delta,
-                                                   int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_down_sync(unsigned mask, T var, unsigned delta,
+                                                      int width = 32)
+    -> decltype(__cass_shfl_down(var, delta, width)) {
     (void)mask;
     return __cass_shfl_down(var, delta, width);
 }
 
 template <class T>
-__device__ __forceinline__ T __cass_shfl_xor_sync(unsigned mask, T var, int lane_mask,
-                                                  int width = 32) {
+__device__ __forceinline__ auto __cass_shfl_xor_sync(unsigned mask, T var, int lane_mask,
+                                                     int width = 32)
+    -> decltype(__cass_shfl_xor(var, lane_mask, width)) {
     (void)mask;
     return __cass_shfl_xor(var, lane_mask, width);
 }
@@ -232,7 +242,7 @@ __device__ __forceinline__ typename bits<sizeof(T)>::type bits_of(T v) {
 // The lanes of the mask that hold the caller's value: one ballot per distinct value.
 template <class T>
 __device__ inline unsigned __cass_match_any_sync(unsigned mask, T value) {
-    const auto mine = __cass_warp_detail::bits_of(value);
+    const auto mine = __cass_warp_detail::bits_of(+value);  // + : blockIdx.x as unsigned
     unsigned left = __cass_activemask() & mask;
     unsigned same = 0u;
     while (left != 0u) {
@@ -247,7 +257,7 @@ __device__ inline unsigned __cass_match_any_sync(unsigned mask, T value) {
 // The mask when every lane of it holds the same value (*pred = 1), else 0 (*pred = 0).
 template <class T>
 __device__ inline unsigned __cass_match_all_sync(unsigned mask, T value, int* pred) {
-    const auto mine = __cass_warp_detail::bits_of(value);
+    const auto mine = __cass_warp_detail::bits_of(+value);
     const unsigned active = __cass_activemask() & mask;
     const int leader = active != 0u ? __ffs(active) - 1 : static_cast<int>(__cass_lane_id());
     const unsigned hit = __cass_ballot(__cass_shfl(mine, leader) == mine) & active;
