@@ -21,15 +21,21 @@ namespace __cass_cg {
 // The whole-block, grid and multi-grid groups and the generic free functions: HIP's.
 using ::cooperative_groups::grid_group;
 using ::cooperative_groups::group_size;
-using ::cooperative_groups::is_valid;
-using ::cooperative_groups::multi_grid_group;
 using ::cooperative_groups::sync;
 using ::cooperative_groups::this_grid;
-using ::cooperative_groups::this_multi_grid;
 using ::cooperative_groups::this_thread_block;
 using ::cooperative_groups::thread_block;
 using ::cooperative_groups::thread_group;
 using ::cooperative_groups::thread_rank;
+#if defined(__HIP__)
+// HIP's alone (CUDA 13, under CASS's HIP-on-CUDA layer, has neither).
+using ::cooperative_groups::is_valid;
+using ::cooperative_groups::multi_grid_group;
+using ::cooperative_groups::this_multi_grid;
+#if defined(HIP_VERSION) && HIP_VERSION >= 60200000
+using ::cooperative_groups::binary_partition;
+#endif
+#endif
 
 namespace detail {
 

@@ -142,15 +142,16 @@ __device__ __forceinline__ int __cass_uni_sync(unsigned mask, int predicate) {
 // caller's segment of `width` lanes reads the caller's own value; __shfl's source is
 // taken modulo the width), and segments of at most 32 lanes never straddle the two
 // halves of a wavefront. So a logical-warp shuffle is HIP's with a width of 32 at most
-// and __shfl's source reduced to the segment, which on wave32 is the plain operation.
+// and __shfl's source reduced to the segment: on wave32 the plain operation.
 
 // Each returns what HIP's own overload for the argument returns (blockIdx.x, a HIP
 // coordinate object, is shuffled as the unsigned it converts to), as a plain HIP call would.
 template <class T>
 __device__ __forceinline__ auto __cass_shfl(T var, int src_lane, int width = 32)
     -> decltype(__shfl(var, src_lane, width)) {
-    if (__cass_warp_detail::kWave64 || width != 32) src_lane &= width - 1;
-    return __shfl(var, src_lane, width);
+    // CUDA reads lane src_lane % width; HIP adds the source to the segment's first lane.
+    // (A literal source folds; a computed one costs one AND on wave32 too.)
+    return __shfl(var, src_lane & (width - 1), width);
 }
 
 template <class T>
@@ -209,8 +210,12 @@ __device__ __forceinline__ auto __cass_shfl_xor_sync(unsigned mask, T var, int l
 // A wavefront's lanes execute together; what __syncwarp adds is the ordering of their
 // shared-memory accesses, which HIP's workgroup fence gives (HIP 5.2 has no __syncwarp).
 __device__ __forceinline__ void __cass_syncwarp(unsigned mask = 0xffffffffu) {
+#if !defined(__HIP__) && __CASS_WAVE_SIZE == 32
+    __syncwarp(mask);  // the HIP-on-CUDA layer's 32-lane mode: CUDA's own, on CUDA's warps
+#else
     (void)mask;
     __threadfence_block();
+#endif
 }
 
 // ---- match -------------------------------------------------------------------------
