@@ -142,10 +142,14 @@ def test_the_include_comes_once_first_keeping_lines() -> None:
 
 def test_pipeline_output_includes_the_header(tmp_path: Path) -> None:
     (tmp_path / "k.cu").write_text(KERNEL)
-    (tmp_path / "k.cuh").write_text("__device__ int f(int v) { return __shfl_xor_sync(~0u, v, 1); }\n")
+    (tmp_path / "k.cuh").write_text(
+        "__device__ int f(int v) { return __shfl_xor_sync(~0u, v, 1); }\n"
+    )
     options = PipelineOptions(verify="none", strategy="rules", settings=CUDA)
     text = translate_file(tmp_path / "k.cu", options).text
-    assert text.startswith("#include <hip/hip_runtime.h>\n#line 1\n#include <cass/warp.h>\n#line 1\n")
+    assert text.startswith(
+        "#include <hip/hip_runtime.h>\n#line 1\n#include <cass/warp.h>\n#line 1\n"
+    )
     header = translate_file(tmp_path / "k.cuh", options).text
     assert header.startswith("#include <cass/warp.h>\n#line 1\n")
 
@@ -210,7 +214,8 @@ __global__ void k(unsigned* o, const float* f, const double* d) {
   auto h = cg::tiled_partition<8>(w);
   o[t] += cg::reduce(w, t, cg::plus<unsigned>()) + cg::inclusive_scan(h, t, cg::bit_xor<unsigned>())
     + cg::exclusive_scan(w, t, cg::less<unsigned>()) + w.meta_group_rank() + h.meta_group_size()
-    + h.ballot(t & 1) + h.shfl(t, 1) + w.any(t > 4) + w.all(t > 0) + cg::reduce(h, t, cg::greater<unsigned>());
+    + h.ballot(t & 1) + h.shfl(t, 1) + w.any(t > 4) + w.all(t > 0)
+    + cg::reduce(h, t, cg::greater<unsigned>());
   if (t & 1) {
     cg::coalesced_group c = cg::coalesced_threads();
     o[t] += c.thread_rank() + c.size() + c.ballot(t & 2) + cg::reduce(c, t, cg::bit_or<unsigned>());
@@ -241,7 +246,10 @@ def test_warp_programs_translate_and_compile_for_hip_52(tmp_path: Path) -> None:
     assert code == 0
     for name in programs:
         text = (out / name / "main.hip").read_text()
-        assert "__cass_" in text and re.search(r"\b__(shfl|ballot|reduce|match)\w*_sync\(", text) is None
+        assert (
+            "__cass_" in text
+            and re.search(r"\b__(shfl|ballot|reduce|match)\w*_sync\(", text) is None
+        )
 
 
 HAVE_LLVM = importlib.util.find_spec("llvmlite") is not None
@@ -278,7 +286,8 @@ def test_wave32_builds_carry_no_extra_instructions(
         "  float v = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
         "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
         "  unsigned b = __ballot_sync(0xffffffff, v > 0.f);\n"
-        "  if ((threadIdx.x & 31) == 0) out[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v + __popc(b);\n"
+        "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if ((threadIdx.x & 31) == 0) out[t / 32] = v + __popc(b);\n"
         "}\n"
     )
     archs = [a for a in AMD_ARCHS.values() if a.name in ("gfx1030", "gfx90a")]

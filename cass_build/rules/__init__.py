@@ -59,8 +59,8 @@ def _core_cache(directory: str | None) -> Path | None:
     from .._files import cache_dir
 
     root = cache_dir()
-    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS))
-    encoding = encoding.encode()
+    layout = (KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS)
+    encoding = repr(layout).encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
     return root / f"core-rows-{key}.marshal"
 

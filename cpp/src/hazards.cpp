@@ -141,8 +141,9 @@ void Rewriter::warp_hazard(int i, const char* rule, std::string native, const st
         return;
     }
     diag(i, Severity::Note, rule,
-         what + ": right as written, since CASS runs CUDA code as 32-lane logical warps "
-                "(--warp cuda)");
+         what +
+             ": right as written, since CASS runs CUDA code as 32-lane logical warps "
+             "(--warp cuda)");
 }
 
 // Whether the statement holding operator `op` is about lanes or warps.

@@ -565,7 +565,10 @@ bool Rewriter::is_plain(const Entry& e) const {
 
 void Rewriter::apply(const Entry& e, int i) {
     const std::string_view w = text(i);
-    if (o_.logical_warps && !e.warp.empty()) {
+    // A function only where it is called: `__any` is also an identifier in C++ libraries,
+    // and `&cudaDeviceGetAttribute` is HIP's function.
+    if (o_.logical_warps && !e.warp.empty() &&
+        (e.kind != Kind::Function || is_punct(next_sig(i), "("))) {
         apply_warp(e, i);
         return;
     }
@@ -639,8 +642,6 @@ void Rewriter::apply(const Entry& e, int i) {
 // a width that is not a power of two of at most 32 undefined. (The include is added
 // outside the core, which keeps every line where it was: pipeline/strategies.py.)
 void Rewriter::apply_warp(const Entry& e, int i) {
-    // A function only where it is called: `__any` is also an identifier in C++ libraries.
-    if (e.kind == Kind::Function && !is_punct(next_sig(i), "(")) return;
     count(e.family, true);
     if ((e.traits & kShuffle) != 0 && e.kind == Kind::Function) {
         const int open = next_sig(i);
@@ -649,12 +650,10 @@ void Rewriter::apply_warp(const Entry& e, int i) {
             const std::size_t width_index = e.rewrite == Rewrite::SyncMask ? 3 : 2;
             if (args.size() > width_index) {
                 const Arg a = args[width_index];
-                const long long v = a.first >= 0 && a.first == a.last &&
-                                            toks_[a.first].kind == TokenKind::Number
-                                        ? literal_value(text(a.first))
-                                        : -1;
-                if (a.first >= 0 && a.first == a.last && toks_[a.first].kind == TokenKind::Number &&
-                    (v < 1 || v > 32 || (v & (v - 1)) != 0)) {
+                const bool literal =
+                    a.first >= 0 && a.first == a.last && toks_[a.first].kind == TokenKind::Number;
+                const long long v = literal ? literal_value(text(a.first)) : 0;
+                if (literal && (v < 1 || v > 32 || (v & (v - 1)) != 0)) {
                     diag(a.first, Severity::Warning, "shfl-width",
                          "width " + std::string(text(a.first)) +
                              " is not a power of two of at most 32; CUDA leaves the result of '" +
