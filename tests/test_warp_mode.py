@@ -303,3 +303,8 @@ def test_wave32_builds_carry_no_extra_instructions(
             counts[mode, target.target] = kernel.resources.total
     assert counts["cuda", "gfx1030"] == counts["native", "gfx1030"]
     assert counts["cuda", "gfx90a"] >= counts["native", "gfx90a"]
+
+
+def test_native_mode_checks_literal_widths_too() -> None:
+    diags = translate("v = __shfl_down_sync(~0u, v, 1, 12);", options=NATIVE).diagnostics
+    assert [d.rule for d in diags if d.severity == "warning"] == ["cass-shfl-width"]

@@ -377,6 +377,17 @@ void Rewriter::hazard_asm(int i) {
     if (runtime_ >= 0) count(runtime_, false);
 }
 
+// CUDA leaves a shuffle width that is not a power of two of at most 32 undefined.
+void Rewriter::check_shfl_width(int i, const Arg& a) {
+    if (a.first < 0 || a.first != a.last || toks_[a.first].kind != TokenKind::Number) return;
+    const long long v = literal_value(text(a.first));
+    if (v >= 1 && v <= 32 && (v & (v - 1)) == 0) return;
+    diag(a.first, Severity::Warning, "shfl-width",
+         "width " + std::string(text(a.first)) +
+             " is not a power of two of at most 32; CUDA leaves the result of '" +
+             std::string(text(i)) + "' undefined");
+}
+
 void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask) {
     const std::string_view w = text(i);
     // Explicit width: 4th argument of the _sync forms, 3rd of the legacy ones.
@@ -388,6 +399,7 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
                         "width 32 splits a 64-lane wavefront into two independent halves",
                         "width 32 is one warp");
         }
+        check_shfl_width(i, a);
     }
     if (w.find("shfl_down") == std::string_view::npos &&
         w.find("shfl_xor") == std::string_view::npos &&

@@ -648,18 +648,7 @@ void Rewriter::apply_warp(const Entry& e, int i) {
         if (is_punct(open, "(")) {
             const std::vector<Arg> args = call_args(open);
             const std::size_t width_index = e.rewrite == Rewrite::SyncMask ? 3 : 2;
-            if (args.size() > width_index) {
-                const Arg a = args[width_index];
-                const bool literal =
-                    a.first >= 0 && a.first == a.last && toks_[a.first].kind == TokenKind::Number;
-                const long long v = literal ? literal_value(text(a.first)) : 0;
-                if (literal && (v < 1 || v > 32 || (v & (v - 1)) != 0)) {
-                    diag(a.first, Severity::Warning, "shfl-width",
-                         "width " + std::string(text(a.first)) +
-                             " is not a power of two of at most 32; CUDA leaves the result of '" +
-                             std::string(text(i)) + "' undefined");
-                }
-            }
+            if (args.size() > width_index) check_shfl_width(i, args[width_index]);
         }
     }
     if (e.warp != text(i)) rename(i, i, e.warp);

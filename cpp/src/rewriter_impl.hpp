@@ -180,6 +180,7 @@ public:
     void hazard_shift(int i);
     void hazard_asm(int i);
     void hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask);
+    void check_shfl_width(int i, const Arg& a);
     void hazard_ballot(int i);
     void hazard_broadcast(int i, const std::vector<Arg>& args, bool has_mask);
     void hazard_warp_size(int i);
