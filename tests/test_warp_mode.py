@@ -19,7 +19,7 @@ import pytest
 from cass_build import Settings, include_dir, translate
 from cass_build.__main__ import main
 from cass_build.pipeline import PipelineOptions, translate_file
-from cass_build.pipeline.strategies import warp_include
+from cass_build.rules import warp_include
 from cass_build.rules.tables import load_tables
 
 ROOT = Path(__file__).resolve().parent.parent

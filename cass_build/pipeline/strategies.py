@@ -90,7 +90,7 @@ class RulesStrategy:
         return _rules_fingerprint()
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
-        from ..rules import translate_bytes
+        from ..rules import translate_bytes, warp_include
 
         result = translate_bytes(data, str(path), settings)
         return Candidate(
@@ -107,34 +107,6 @@ _RUNTIME_INCLUDE = re.compile(
 # (hip_cooperative_groups.h in 5.x uses hipBlockDim_z without including it).
 _HIP_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](hip|hipcub|hiprand|hipfft)/', re.M)
 _BOM = b"\xef\xbb\xbf"
-
-
-# --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
-# which includes that one) and an #include of either header already there.
-_WARP_NAME = re.compile(rb"\b__cass_(cg\b)?")
-_WARP_INCLUDE = re.compile(
-    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
-)
-
-
-def warp_include(hip: bytes) -> bytes:
-    """Include the logical-warp header a ``--warp cuda`` translation calls into.
-
-    The core keeps every line where it was, so the include comes here, first in the
-    file (before any use) and followed by ``#line 1``, as the runtime's is. Output
-    that names no ``__cass_`` operation, or includes the header itself, is unchanged.
-    """
-    if b"__cass_" not in hip:
-        return hip
-    names = {m.group(1) is not None for m in _WARP_NAME.finditer(hip)}
-    if not names:
-        return hip
-    header = b"cass/cooperative_groups.h" if True in names else b"cass/warp.h"
-    for m in _WARP_INCLUDE.finditer(hip):
-        if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
-            return hip
-    bom = _BOM if hip.startswith(_BOM) else b""
-    return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]
 
 
 def implicit_runtime(path: Path, hip: bytes) -> bytes:
@@ -211,6 +183,7 @@ class ModelStrategy:
         from ..errors import CassError
         from ..model import translate_bytes
         from ..rules import translate_bytes as rules
+        from ..rules import warp_include
 
         # The rules' translation is the model's base text, and its diagnostics still
         # describe the source (hazards, unsupported APIs): computed once for both.

@@ -11,6 +11,7 @@ import functools
 import gc
 import hashlib
 import marshal
+import re
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from .tables import KINDS, REWRITES, STATUSES, load_tables, tables_digest
 if TYPE_CHECKING:
     from ..settings import Settings
 
-__all__ = ["RuleResult", "core_options", "core_table", "translate_bytes"]
+__all__ = ["RuleResult", "core_options", "core_table", "translate_bytes", "warp_include"]
 
 _MATCH_CODES = {"any": 0, "template": 1}
 
@@ -210,3 +211,31 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
     names = _family_names()
     families = {names[i]: _family_count(conv, unconv) for i, conv, unconv in counts}
     return RuleResult(data, diagnostics, Stats(families, lines, len(source)))
+
+
+# --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
+# which includes that one) and an #include of either header already there.
+_WARP_NAME = re.compile(rb"\b__cass_(cg\b)?")
+_WARP_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
+)
+
+
+def warp_include(hip: bytes) -> bytes:
+    """Include the logical-warp header a ``--warp cuda`` translation calls into.
+
+    The core keeps every line where it was, so the include comes here, first in the
+    file (before any use) and followed by ``#line 1``, as the runtime's is. Output
+    that names no ``__cass_`` operation, or includes the header itself, is unchanged.
+    """
+    if b"__cass_" not in hip:
+        return hip
+    names = {m.group(1) is not None for m in _WARP_NAME.finditer(hip)}
+    if not names:
+        return hip
+    header = b"cass/cooperative_groups.h" if True in names else b"cass/warp.h"
+    for m in _WARP_INCLUDE.finditer(hip):
+        if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
+            return hip
+    bom = b"\xef\xbb\xbf" if hip.startswith(b"\xef\xbb\xbf") else b""
+    return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]
