@@ -43,6 +43,7 @@ __global__ void k(unsigned* out, float x) {
 def test_cuda_mode_is_the_default_and_keeps_cuda_arguments() -> None:
     assert Settings().warp == "cuda"
     out = translate(KERNEL, options=CUDA).text
+    assert out.startswith("#include <cass/warp.h>\n#line 1\n")
     assert "__cass_shfl_down_sync(0xffffffff, x, 1)" in out
     assert "unsigned b = __cass_ballot_sync(0xffffffff, v > 0.f);" in out
     assert "__popc(b) + __cass_warp_size + __cass_activemask()" in out
