@@ -949,7 +949,7 @@ def test_tables_markdown(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def run_script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    keep = ("CASS_VERIFY", "CASS_CACHE_DIR")  # set for every test by conftest.py
+    keep = ("CASS_VERIFY", "CASS_CACHE_DIR", "CASS_WARP")  # conftest.py and _clean_env set them
     env = {k: v for k, v in os.environ.items() if not k.startswith("CASS_") or k in keep}
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=120, check=False)
 
