@@ -71,6 +71,7 @@ def translate_all(out: Path, versions: list[str]) -> None:
             cuda_arch=settings.cuda_arch,
             cuda_version=settings.cuda_version,
             hazard_fixes=False,
+            logical_warps=False,  # naive: HIP's own warp operations, as a renamer leaves them
         )
         found = diagnostics.setdefault(version, {})
         for path in sorted(PROGRAMS.glob("*.cu")):

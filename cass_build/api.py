@@ -45,7 +45,7 @@ class Translation:
 
 
 def _finish(data: bytes, path: str, settings: Settings) -> Translation:
-    from .rules import translate_bytes
+    from .rules import translate_bytes, warp_include
 
     diagnostics: list[Diagnostic] = []
     if not data or data.isspace():
@@ -54,7 +54,7 @@ def _finish(data: bytes, path: str, settings: Settings) -> Translation:
     result = translate_bytes(data, path, settings)
     diagnostics += result.diagnostics
     return Translation(
-        data=result.data,
+        data=warp_include(result.data),  # --warp cuda: the header its names come from
         diagnostics=tuple(diagnostics),
         stats=result.stats,
         path=path,

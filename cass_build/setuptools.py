@@ -48,6 +48,7 @@ from setuptools.errors import CompileError, SetupError  # type: ignore[import-un
 # After setuptools: this is its distutils, whose log old and new setuptools both print.
 from distutils import log  # isort: skip
 
+from . import include_dir
 from ._files import write_atomic
 from ._version import __version__
 
@@ -89,6 +90,7 @@ def CUDAExtension(
     *args: Any,
     no_translate: Iterable[str] = (),
     translate: Iterable[str] = (),
+    warp: str = "",
     **kwargs: Any,
 ) -> Any:
     """A C++/CUDA extension; build it with :class:`BuildExtension`.
@@ -98,12 +100,17 @@ def CUDAExtension(
     (otherwise nvcc-only flags are dropped or mapped). ``no_translate`` names
     ``.cu`` sources that are portable already: hipcc compiles them as they are.
     ``translate`` names other sources (a ``.cpp`` calling the CUDA runtime) to
-    treat as ``.cu`` files.
+    treat as ``.cu`` files. ``warp`` (``cuda`` or ``native``, else ``CASS_WARP``, else
+    ``cuda``) is the translation's warp mode (docs/warps.md).
     """
+    if warp not in ("", "cuda", "native"):
+        msg = f"CUDAExtension({name!r}): warp={warp!r}; expected 'cuda' or 'native'"
+        raise SetupError(msg)
     kwargs.setdefault("language", "c++")
     ext = Extension(name, list(sources), *args, **kwargs)
     ext.cass_no_translate = tuple(os.path.normpath(s) for s in no_translate)
     ext.cass_translate = tuple(os.path.normpath(s) for s in translate)
+    ext.cass_warp = warp
     return ext
 
 
@@ -192,6 +199,7 @@ class _Plan:
     tool_id: str = ""
     libraries: list[str] = field(default_factory=list)
     library_dirs: list[str] = field(default_factory=list)
+    warp: str = ""  # CUDAExtension(warp=...); "" = CASS_WARP or the default
 
     def key(self, ext: Any, inputs: dict[str, str]) -> str:
         parts = {
@@ -257,6 +265,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
             device_args=[],
             include_dirs=[str(Path(d).resolve()) for d in includes],
             defines=defines,
+            warp=getattr(ext, "cass_warp", ""),
         )
         if not gpu:
             return plan
@@ -369,6 +378,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
     def _rocm_object(self, src: Path, out: Path, plan: _Plan, root: Path, out_root: Path) -> Path:
         from .errors import CassError
         from .pipeline import options_from_env, translate_to
+        from .settings import Settings
 
         obj = out.with_suffix(".o")
         rel = os.path.normpath(os.path.relpath(src, root))
@@ -383,6 +393,7 @@ class BuildExtension(build_ext):  # type: ignore[misc]
             flags=tuple(plan.device_args),
             mirror=((root, out_root),),
             want_object=True,
+            settings=Settings.resolve({"warp": plan.warp} if plan.warp else None),
         )
         log.info(f"cass: translating {rel} for {','.join(plan.archs)}")
         try:
@@ -394,7 +405,8 @@ class BuildExtension(build_ext):  # type: ignore[misc]
                 print(str(diagnostic), file=sys.stderr)
         if result.object_data is None:  # verification off: compile the translation here
             self._run_tool(plan, [plan.tool, "-c", "-x", "hip", *self._hip_common(plan),
-                                  str(out.with_suffix(".hip")), "-o", str(obj)], src)  # fmt: skip
+                                  f"-I{include_dir()}", str(out.with_suffix(".hip")), "-o",
+                                  str(obj)], src)  # fmt: skip
         return obj
 
     def _hip_common(self, plan: _Plan) -> list[str]:

@@ -56,6 +56,11 @@ function(_cass_choose_backend)
   _cass_cache_default(CASS_STRATEGY auto "Default CASS_STRATEGY target property")
   _cass_cache_default(CASS_VERIFY auto "Default CASS_VERIFY target property")
   set_property(CACHE CASS_VERIFY PROPERTY STRINGS ${_CASS_VERIFY_LEVELS})
+  _cass_cache_default(CASS_WARP cuda "Default CASS_WARP target property: cuda or native")
+  set_property(CACHE CASS_WARP PROPERTY STRINGS cuda native)
+  if(NOT CASS_WARP MATCHES "^(cuda|native)$")
+    message(FATAL_ERROR "CASS: CASS_WARP is '${CASS_WARP}'; use cuda or native")
+  endif()
   if(NOT CASS_BACKEND MATCHES "^(auto|rocm|cuda)$")
     message(FATAL_ERROR "CASS: CASS_BACKEND is '${CASS_BACKEND}'; use auto, rocm or cuda")
   endif()
@@ -508,6 +513,7 @@ function(_cass_translate_source target abs out_var)
   else()
     set(verify "$<IF:$<BOOL:${tp}CASS_VERIFY>>,${tp}CASS_VERIFY>,${CASS_VERIFY}>")
   endif()
+  set(warp "$<IF:$<BOOL:${tp}CASS_WARP>>,${tp}CASS_WARP>,${CASS_WARP}>")
   if(ARG_ALLOW_UNVERIFIED)
     set(allow --allow-unverified)
   else()
@@ -530,7 +536,7 @@ function(_cass_translate_source target abs out_var)
       "${CASS_PYTHON_EXECUTABLE}" -m cass_build translate "${abs}" -o "${out}" --object "${obj}"
       --depfile "${out}.d" --mirror "${root}=${out_root}"
       "$<$<BOOL:${mirrors}>:--mirror=$<JOIN:${mirrors},;--mirror=>>" --strategy "${strategy}"
-      --verify "${verify}" ${allow}
+      --verify "${verify}" --warp "${warp}" ${allow}
       "$<$<BOOL:${archs}>:--offload-arch=$<JOIN:${archs},;--offload-arch=>>"
       "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>" "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" ${flags}
     DEPENDS "${abs}"

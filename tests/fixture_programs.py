@@ -14,8 +14,9 @@ from cass_build.settings import installed_hip_version
 ROOT = Path(__file__).parent / "fixtures"
 PROGRAMS = ROOT / "programs"
 GOLDEN = ROOT / "golden"
-#: Goldens are pinned to Debian's HIP so they do not depend on the machine.
-GOLDEN_SETTINGS = Settings(hip_version=(5, 2))
+#: Goldens are pinned to Debian's HIP so they do not depend on the machine, and to
+#: --warp native, whose rewrites and warnings they record (test_warp_mode.py has cuda's).
+GOLDEN_SETTINGS = Settings(hip_version=(5, 2), warp="native")
 ARCHS = ("gfx90a", "gfx1030")
 
 _DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$")

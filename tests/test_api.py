@@ -28,12 +28,13 @@ SOURCE = (
     "}\n"
 )
 LANE_MESSAGE = "'& 31' assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)"
-V64 = Settings(hip_version=(6, 4))
+# --warp native: its warp-size warning is these tests' example diagnostic.
+V64 = Settings(hip_version=(6, 4), warp="native")
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("CASS_HIP_VERSION", "CASS_LAUNCH_SYNTAX"):
+    for name in ("CASS_HIP_VERSION", "CASS_LAUNCH_SYNTAX", "CASS_WARP"):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -146,8 +147,8 @@ def test_cu_includes_follow_the_setting() -> None:
 
 def test_hip_version_setting() -> None:
     source = "v += __shfl_down_sync(0xffffffff, v, 1);\n"
-    old = translate(source, options=Settings(hip_version=(5, 2))).text
-    new = translate(source, options=Settings(hip_version=(7, 0))).text
+    old = translate(source, options=Settings(hip_version=(5, 2), warp="native")).text
+    new = translate(source, options=Settings(hip_version=(7, 0), warp="native")).text
     assert old == "v += __shfl_down(v, 1);\n"
     assert new == "v += __shfl_down_sync(0xffffffffffffffffull, v, 1);\n"
 
@@ -158,6 +159,7 @@ def test_environment_applies_only_without_options(monkeypatch: pytest.MonkeyPatc
     assert translate(source).text == "hipLaunchKernelGGL(k, 1, 2, 0, 0, a);\n"
     assert translate(source, options=Settings()).text == source
     monkeypatch.setenv("CASS_HIP_VERSION", "5.2")
+    monkeypatch.setenv("CASS_WARP", "native")
     shfl = "__shfl_xor_sync(0xffffffff, v, 1)"
     assert translate(shfl).text == "__shfl_xor(v, 1)"
     monkeypatch.setenv("CASS_HIP_VERSION", "7.1")

@@ -72,6 +72,8 @@ SHFL_NEW = "v += __shfl_down_sync(0xffffffffffffffffull, v, 1);\n"
 def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("CASS_HIP_VERSION", "CASS_LAUNCH_SYNTAX"):
         monkeypatch.delenv(name, raising=False)
+    # --warp native: its warp-size warning (LANE_DIAG) is these tests' example diagnostic.
+    monkeypatch.setenv("CASS_WARP", "native")
     monkeypatch.chdir(tmp_path)
 
 
@@ -980,7 +982,7 @@ def test_tables_markdown(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def run_script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    keep = ("CASS_VERIFY", "CASS_CACHE_DIR")  # set for every test by conftest.py
+    keep = ("CASS_VERIFY", "CASS_CACHE_DIR", "CASS_WARP")  # conftest.py and _clean_env set them
     env = {k: v for k, v in os.environ.items() if not k.startswith("CASS_") or k in keep}
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=120, check=False)
 

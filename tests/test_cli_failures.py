@@ -44,6 +44,12 @@ HAZARD = (
 NO_ROOT_READ = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
 
 
+@pytest.fixture(autouse=True)
+def _native_warps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """HAZARD's '& 31' is a warning (and a model prompt) only with --warp native."""
+    monkeypatch.setenv("CASS_WARP", "native")
+
+
 def cass(*args: object) -> tuple[int, str]:
     err = io.StringIO()
     code = main([str(a) for a in args], err=err)

@@ -70,7 +70,8 @@ def test_config_opens_with_the_rst_reference() -> None:
     assert text.startswith("#[===")
     head = text.split("#]====")[0]
     names = ["cass_add_library", "cass_add_executable", "cass_target_sources", "CASS_BACKEND"]
-    names += ["CASS_STRATEGY", "CASS_VERIFY", "CMAKE_HIP_ARCHITECTURES", "CASS_TRANSLATE"]
+    names += ["CASS_STRATEGY", "CASS_VERIFY", "CASS_WARP", "CMAKE_HIP_ARCHITECTURES"]
+    names += ["CASS_TRANSLATE"]
     for name in names:
         assert name in head, name
 

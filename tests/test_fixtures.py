@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cass_build import Settings, translate_file
+from cass_build import Settings, include_dir, translate_file
 
 from .fixture_programs import (
     ARCHS,
@@ -112,6 +112,7 @@ def test_translation_compiles_for_amd(fixture: Fixture, tmp_path: Path) -> None:
         hipcc() or "hipcc",
         "-std=c++17",
         "-w",
+        f"-I{include_dir()}",  # <cass/warp.h>: the default --warp cuda
         *(f"--offload-arch={a}" for a in ARCHS),
         str(source),
         "-o",

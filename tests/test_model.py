@@ -35,6 +35,16 @@ from cass_build.pipeline.strategies import ModelStrategy
 from cass_build.rules import translate_bytes as rules_translate
 from cass_build.settings import Settings
 
+#: The model is asked about the rules' warp-size warnings, which only --warp native gives
+#: (--warp cuda keeps 32-lane code as it is, and says so in notes).
+NATIVE = Settings(warp="native")
+
+
+@pytest.fixture(autouse=True)
+def _native_warps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASS_WARP", "native")  # for the CLI runs
+
+
 FIXTURES = Path(__file__).parent / "fixtures"
 HAVE_HIPCC = shutil.which("hipcc") is not None
 needs_hipcc = pytest.mark.skipif(not HAVE_HIPCC, reason="hipcc is not installed (.ci/setup)")
@@ -65,7 +75,7 @@ def test_tokenizer_round_trips_every_byte() -> None:
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_translation_is_deterministic_and_complete(path: Path) -> None:
     data = path.read_bytes()
-    settings = Settings()
+    settings = NATIVE
     first = model_translate(data, str(path), settings, every_unit=True)
     # A second runner (a fresh session) must give the same bytes.
     again = model_translate(data, str(path), settings, runner=Runner(model_dir()), every_unit=True)
@@ -77,7 +87,7 @@ def test_translation_is_deterministic_and_complete(path: Path) -> None:
 
 
 def _short_units(paths: list[Path], limit: int) -> list[tuple[bytes, bytes]]:
-    settings = Settings()
+    settings = NATIVE
     units = []
     for path in paths:
         data = path.read_bytes()
@@ -164,10 +174,10 @@ def test_a_model_output_that_narrows_a_64_bit_type_keeps_the_rules_translation()
     # warp-size fix narrows a type, so the declaration keeps the rules' translation.
     data = (FIXTURES / "model" / "wide_ballot.cu").read_bytes()
     stats = UnitStats()
-    out = model_translate(data, "wide_ballot.cu", Settings(), stats=stats)
+    out = model_translate(data, "wide_ballot.cu", NATIVE, stats=stats)
     assert stats.units == 1
     assert stats.fallbacks == ["narrows a 64-bit integer type"]
-    assert out == rules_translate(data, "wide_ballot.cu", Settings()).data
+    assert out == rules_translate(data, "wide_ballot.cu", NATIVE).data
     assert b"unsigned long long below" in out
 
 
@@ -194,21 +204,21 @@ def test_a_model_output_that_drops_a_used_declaration_keeps_the_rules_translatio
     # rules' translation.
     data = (FIXTURES / "model" / "dropped_constant.cu").read_bytes()
     stats = UnitStats()
-    out = model_translate(data, "dropped_constant.cu", Settings(), stats=stats)
+    out = model_translate(data, "dropped_constant.cu", NATIVE, stats=stats)
     assert stats.fallbacks == [
         "drops a declaration the file still uses (kWarpSize)",
         "partial hazard fix: the rules' translation is kept",
     ]
-    assert out == rules_translate(data, "dropped_constant.cu", Settings()).data
+    assert out == rules_translate(data, "dropped_constant.cu", NATIVE).data
 
 
 def test_only_hazard_declarations_go_to_the_model() -> None:
     # No warp-size warning anywhere: the model is not consulted and the rules' text stands.
     data = b"__global__ void k(float *p, int n) {\n  int i = threadIdx.x;\n  p[i % n] = 0;\n}\n"
     stats = UnitStats()
-    out = model_translate(data, "k.cu", Settings(), stats=stats)
+    out = model_translate(data, "k.cu", NATIVE, stats=stats)
     assert stats.units == 0
-    assert out == rules_translate(data, "k.cu", Settings()).data
+    assert out == rules_translate(data, "k.cu", NATIVE).data
 
 
 def test_a_file_without_hazards_does_not_load_the_model() -> None:
@@ -265,7 +275,9 @@ def test_pipeline_falls_back_to_rules_when_the_model_is_damaged(
         "  p[threadIdx.x] = p[lane] * 2.0f;\n}\n"
         "int main() { float *d; cudaMalloc(&d, 256); k<<<1, 64>>>(d); return 0; }\n"
     )
-    opts = PipelineOptions(strategy="auto", verify="syntax", archs=("gfx90a",), use_cache=False)
+    opts = PipelineOptions(
+        strategy="auto", verify="syntax", archs=("gfx90a",), use_cache=False, settings=NATIVE
+    )
     result = translate_file(src, opts)
     assert result.strategy == "rules"
     model_attempt = next(a for a in result.attempts if a.strategy == "model")
@@ -346,7 +358,7 @@ HOST_FALLBACK = "host code sizes a launch for 32-lane warps: the rules' translat
 
 
 def test_host_sizing_for_32_lanes_keeps_the_rules_translation() -> None:
-    settings = Settings()
+    settings = NATIVE
     ruled = rules_translate(HOST_SIZED, "rows.cu", settings)
     host = [(d.line, d.severity) for d in ruled.diagnostics if d.rule == "cass-host-warp-count"]
     assert host == [(27, "warning")]
@@ -415,7 +427,7 @@ int main() {
 def test_a_warp_constant_still_used_keeps_the_rules_translation() -> None:
     """The model widens the helper to the device's warp size, but the kernel's lane-0
     test still reads `WARP - 1`: on 64 lanes two lanes of each wave would add their sums."""
-    settings = Settings()
+    settings = NATIVE
     ruled = rules_translate(MACRO_WARP, "sum.cu", settings)
     assert [d.rule for d in ruled.diagnostics if d.severity == "warning"] == [
         "cass-warp-size-literal"

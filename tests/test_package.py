@@ -57,12 +57,21 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert package >= CMAKE_FILES
     model_files = {f"cass_build/models/{n}" for n in (*FILES, "MODEL.md")}
     assert package >= model_files, "the shipped model must be in the wheel"
+    headers = {
+        f"cass_build/{p.relative_to(ROOT / 'cass_build').as_posix()}"
+        for p in (ROOT / "cass_build" / "include").rglob("*")
+        if p.is_file()
+    }
+    shipped = {f"cass_build/include/cass/{h}" for h in ("warp.h", "cooperative_groups.h")}
+    assert shipped <= headers
+    assert package >= headers, "the headers translations include must be in the wheel"
     unexpected = {
         n
         for n in package
         if n not in expected_py
         and n not in CMAKE_FILES
         and n not in model_files
+        and n not in headers
         and not n.startswith(("cass_build/data/", "cass_build/_core"))
     }
     assert not unexpected, unexpected

@@ -503,6 +503,8 @@ def test_progress_bar_on_a_terminal_keeps_every_message(tmp_path: Path) -> None:
             str(tmp_path / "out"),
             "--verify",
             "none",
+            "--warp",
+            "native",
         ],
         err=term,
     )

@@ -6,8 +6,10 @@ import pytest
 
 from cass_build import Settings, translate
 
-OLD = Settings(hip_version=(5, 2))
-NEW = Settings(hip_version=(7, 1))
+# Native warp operations: these tests pin each rewrite and hazard of --warp native
+# (test_warp_mode.py has --warp cuda).
+OLD = Settings(hip_version=(5, 2), warp="native")
+NEW = Settings(hip_version=(7, 1), warp="native")
 
 
 def hip(source: str, settings: Settings = OLD) -> str:
@@ -193,7 +195,7 @@ def test_host_warp_count_is_reported_with_either_launch_syntax() -> None:
         "void run(int* o, int rows) {\n  int grid = rows * 32 / 256;\n  k<<<grid, 256>>>(o);\n}\n"
     )
     for syntax in ("chevrons", "ggl"):
-        t = translate(src, path="k.cu", options=Settings(launch_syntax=syntax))
+        t = translate(src, path="k.cu", options=Settings(launch_syntax=syntax, warp="native"))
         (d,) = [d for d in t.diagnostics if d.rule == "cass-host-warp-count"]
         assert (d.line, d.column, d.severity) == (3, 21, "warning")
         assert str(d).startswith("k.cu:3:21: warning: '* 32' sizes the launch of 'k' for 32-lane")

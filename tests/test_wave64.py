@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cass_build import Settings, translate_file
+from cass_build import Settings, include_dir, translate_file
 from cass_build.cli import main
 from cass_build.errors import UsageError
 from cass_build.runcheck.compare import build_translation, compare, gpu_backend
@@ -146,6 +146,7 @@ def _naive(path: Path, version: tuple[int, int]) -> bytes:
         cuda_arch=settings.cuda_arch,
         cuda_version=settings.cuda_version,
         hazard_fixes=False,
+        logical_warps=False,
     )
     text, _diags, _stats, _lines = _core.translate(path.read_bytes(), core_table(), options)
     return bytes(text)
@@ -156,7 +157,8 @@ def _naive(path: Path, version: tuple[int, int]) -> bytes:
 def test_rules_fix_the_hazard_programs(name: str, version: tuple[int, int]) -> None:
     """Each hazard program's translation carries its fix, reported as a note of its rule."""
     path = PROGRAMS / f"{name}.cu"
-    result = translate_file(path, options=Settings(hip_version=version))
+    # The fixes are --warp native's (--warp cuda keeps 32-lane code as it is).
+    result = translate_file(path, options=Settings(hip_version=version, warp="native"))
     text = result.data.decode()
     naive = _naive(path, version).decode()
     for line in FIXES[name]:
@@ -179,7 +181,7 @@ def test_rules_fix_the_hazard_programs(name: str, version: tuple[int, int]) -> N
 )
 def test_agnostic_programs_are_left_alone(path: Path, version: tuple[int, int]) -> None:
     """Fixed and warp-size-agnostic programs get no hazard fix: the naive rules' bytes."""
-    result = translate_file(path, options=Settings(hip_version=version))
+    result = translate_file(path, options=Settings(hip_version=version, warp="native"))
     assert result.data == _naive(path, version)
     fixes = {"cass-warp-lane-arith", "cass-warp-count", "cass-shfl-offset", "cass-ballot-width"}
     assert not [str(d) for d in result.diagnostics if d.severity == "note" and d.rule in fixes]
@@ -203,7 +205,7 @@ def test_nvcc_flags_preinclude_cuda_library_headers(tmp_path: Path) -> None:
 
 
 def _nvcc(layer: Path, source: Path, out: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", *flags, "-I", str(layer)]
+    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", *flags, "-I", str(layer), "-I", include_dir()]
     cmd += ["-x", "cu", str(source), "-c", "-o", str(out)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
 
@@ -263,8 +265,8 @@ def test_translations_build_in_wave64_mode(
 
 def _wave64_command(layer: Path, source: Path, out: Path) -> list[str]:
     flags = nvcc_flags(64, source, nvcc=Path(str(NVCC)))
-    return [str(NVCC), "-std=c++17", "-arch=sm_90", *flags, "-I", str(layer), "-x", "cu",
-            str(source), "-o", str(out)]  # fmt: skip
+    return [str(NVCC), "-std=c++17", "-arch=sm_90", *flags, "-I", str(layer), "-I",
+            include_dir(), "-x", "cu", str(source), "-o", str(out)]  # fmt: skip
 
 
 @needs_nvcc

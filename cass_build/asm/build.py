@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import include_dir
 from ..errors import CassError
 from .amdgpu import amd_asm
 from .resources import TargetAsm
@@ -45,11 +46,14 @@ def translate_hip(source: Path, mirror_to: Path) -> tuple[Path, str]:
     """The rules-only HIP translation of ``source`` written under ``mirror_to``, with the
     local headers it includes translated beside it."""
     from ..pipeline import PipelineOptions, translate_file
+    from ..settings import Settings
 
     root = source.resolve().parent
-    result = translate_file(
-        source, PipelineOptions(verify="none", strategy="rules", mirror=((root, mirror_to),))
+    # The CASS_* settings apply (CASS_WARP=native shows what --warp native costs).
+    options = PipelineOptions(
+        verify="none", strategy="rules", mirror=((root, mirror_to),), settings=Settings.from_env()
     )
+    result = translate_file(source, options)
     for path, data in result.headers.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
@@ -92,7 +96,8 @@ def build_file(
                     flags=flags, shown=source,
                 )  # fmt: skip
             return amd_asm(
-                hip_path, arch, work, backend=backend, include_dirs=[hip_dir, *includes],
+                hip_path, arch, work, backend=backend,
+                include_dirs=[hip_dir, *includes, Path(include_dir())],
                 defines=defines, flags=flags, shown=source,
             )  # fmt: skip
 

@@ -31,7 +31,9 @@ def files_digest(root: Path, paths: list[Path]) -> str:
 
 
 def _python_files(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
+    # The headers translations include (include/cass) decide whether they compile too.
+    code = [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
+    return code + sorted((root / "include").rglob("*.h"))
 
 
 def code_digest(root: Path | None = None) -> str:

@@ -90,11 +90,13 @@ class RulesStrategy:
         return _rules_fingerprint()
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
-        from ..rules import translate_bytes
+        from ..rules import translate_bytes, warp_include
 
         result = translate_bytes(data, str(path), settings)
         return Candidate(
-            implicit_runtime(path, result.data), tuple(result.diagnostics), result.stats
+            implicit_runtime(path, warp_include(result.data)),
+            tuple(result.diagnostics),
+            result.stats,
         )
 
 
@@ -181,6 +183,7 @@ class ModelStrategy:
         from ..errors import CassError
         from ..model import translate_bytes
         from ..rules import translate_bytes as rules
+        from ..rules import warp_include
 
         # The rules' translation is the model's base text, and its diagnostics still
         # describe the source (hazards, unsupported APIs): computed once for both.
@@ -193,7 +196,7 @@ class ModelStrategy:
             command = f"onnxruntime on {model_dir()}"
             raise StrategyFailed(str(exc), tool="model", command=command) from None
         return Candidate(
-            implicit_runtime(path, text),
+            implicit_runtime(path, warp_include(text)),
             tuple(checked.diagnostics),
             checked.stats,
             same_as_rules=text == checked.data,

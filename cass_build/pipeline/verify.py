@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import include_dir
 from .._proc import run
 from ._driver import compile_command
 from .failures import LOCATED_ERROR, tool_failure
@@ -173,6 +174,7 @@ def verify(
             *scratch.include_flags,
             *(f"-D{d}" for d in unit.defines),
             *with_default_std(unit.flags),
+            f"-I{include_dir()}",  # <cass/warp.h> and the other headers translations include
         ]
         if compile_level:
             obj = tmp / "out.o"

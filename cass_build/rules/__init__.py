@@ -11,6 +11,7 @@ import functools
 import gc
 import hashlib
 import marshal
+import re
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from .tables import KINDS, REWRITES, STATUSES, load_tables, tables_digest
 if TYPE_CHECKING:
     from ..settings import Settings
 
-__all__ = ["RuleResult", "core_options", "core_table", "translate_bytes"]
+__all__ = ["RuleResult", "core_options", "core_table", "translate_bytes", "warp_include"]
 
 _MATCH_CODES = {"any": 0, "template": 1, "method": 2}
 
@@ -55,6 +56,7 @@ def _core_rows(
                     r.arg,
                     since,
                     alt,
+                    r.warp,
                 )
             )
     return rows, [(f.name, list(f.prefixes)) for f in families]
@@ -65,7 +67,8 @@ def _core_cache(directory: str | None, roc: bool = False) -> Path | None:
     from .._files import cache_dir
 
     root = cache_dir()
-    encoding = repr((KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), roc)).encode()
+    layout = (KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS, roc)
+    encoding = repr(layout).encode()
     key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
     return root / f"core-rows-{key}.marshal"
 
@@ -104,6 +107,7 @@ _ENTRY_FIELDS = (
     "arg",
     "since",
     "alt",
+    "warp",
 )
 
 
@@ -219,3 +223,31 @@ def family_counts(counts: list[tuple[int, int, int]]) -> dict[str, FamilyCount]:
     """The core's (family index, converted, unconverted) as Stats.families."""
     names = _family_names()
     return {names[i]: _family_count(conv, unconv) for i, conv, unconv in counts}
+
+
+# --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
+# which includes that one) and an #include of either header already there.
+_WARP_NAME = re.compile(rb"\b__cass_(cg\b)?")
+_WARP_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
+)
+
+
+def warp_include(hip: bytes) -> bytes:
+    """Include the logical-warp header a ``--warp cuda`` translation calls into.
+
+    The core keeps every line where it was, so the include comes here, first in the
+    file (before any use) and followed by ``#line 1``, as the runtime's is. Output
+    that names no ``__cass_`` operation, or includes the header itself, is unchanged.
+    """
+    if b"__cass_" not in hip:
+        return hip
+    names = {m.group(1) is not None for m in _WARP_NAME.finditer(hip)}
+    if not names:
+        return hip
+    header = b"cass/cooperative_groups.h" if True in names else b"cass/warp.h"
+    for m in _WARP_INCLUDE.finditer(hip):
+        if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
+            return hip
+    bom = b"\xef\xbb\xbf" if hip.startswith(b"\xef\xbb\xbf") else b""
+    return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]

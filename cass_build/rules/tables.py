@@ -61,6 +61,7 @@ _ROW_KEYS = frozenset(
         "match",
         "alt",
         "roc",
+        "warp",
     }
 )
 MATCHES = ("any", "template", "method")
@@ -86,6 +87,8 @@ class Row:
     alt: str = ""
     roc: str = ""
     """The ROC library's own name (rocBLAS, rocSPARSE, rocRAND), emitted with ``--roc``."""
+    warp: str = ""
+    """``--warp cuda``: the name emitted instead (``<cass/warp.h>``, docs/warps.md)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
         match=match,
         alt=raw.get("alt", ""),
         roc=raw.get("roc", ""),
+        warp=raw.get("warp", ""),
     )
 
 
@@ -195,7 +199,7 @@ def load_family(path: Path) -> Family:
     )
 
 
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3  # 2: rows gained `roc`; 3: and `warp`
 
 
 def _cache_path(paths: list[Path]) -> Path | None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from .. import _proc
+from .. import _proc, include_dir
 from .._proc import Completed, first_error
 from ..errors import InputError, ToolchainError, UsageError
 
@@ -430,7 +430,8 @@ def compare(
     # CUDA-only names the translation kept fail here as they fail hipcc (poison.h);
     # the copy needs the original's directory for its quoted includes.
     poisoned = poison_after_includes(Path(hip_source), workdir / "poisoned")
-    hip_cmd = [*base, *waves, "-I", str(layer), *_includes(include_dirs)]
+    # <cass/warp.h> (--warp cuda) comes from the package's include directory.
+    hip_cmd = [*base, *waves, "-I", str(layer), "-I", include_dir(), *_includes(include_dirs)]
     hip_cmd += ["-I", str(Path(hip_source).resolve().parent), "-x", "cu", str(poisoned)]
     hip_cmd += ["-o", str(workdir / "hip.exe"), *link]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -463,7 +464,8 @@ def _compare_amd(
         raise ToolchainError(msg, hint=install_hint())
     gfx = _amd_gfx() or "native"
     cmd = [str(tc.hipcc), *tc.compile_flags(), f"--offload-arch={gfx}", "-std=c++17"]
-    cmd += [*_includes(include_dirs), str(hip_source), "-o", str(workdir / "hip.exe"), *link]
+    cmd += ["-I", include_dir(), *_includes(include_dirs)]
+    cmd += [str(hip_source), "-o", str(workdir / "hip.exe"), *link]
     env = tc.env()
     hip = _build("hip", cmd, env, max(timeout, 600.0))
     if hip.built:

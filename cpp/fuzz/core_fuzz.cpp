@@ -56,7 +56,7 @@ std::vector<std::string> split(const std::string& line, char sep) {
     return out;
 }
 
-// F <tab> name <tab> prefix,prefix...   and   R <tab> the 12 fields of a row.
+// F <tab> name <tab> prefix,prefix...   and   R <tab> the 13 fields of a row.
 cass::Table* load_table(const std::string& path) {
     std::ifstream in(path);
     if (!in) {
@@ -73,7 +73,7 @@ cass::Table* load_table(const std::string& path) {
             cass::Family fam{unescape(f[1]), {}};
             if (!f[2].empty()) fam.prefixes = split(f[2], ',');
             families.push_back(fam);
-        } else if (f[0] == "R" && f.size() == 13) {
+        } else if (f[0] == "R" && f.size() == 14) {
             cass::Entry e;
             e.cuda = unescape(f[1]);
             e.hip = unescape(f[2]);
@@ -87,6 +87,7 @@ cass::Table* load_table(const std::string& path) {
             e.arg = static_cast<std::int16_t>(std::stoi(f[10]));
             e.since = static_cast<std::uint32_t>(std::stoi(f[11]));
             e.alt = unescape(f[12]);
+            e.warp = unescape(f[13]);
             entries.push_back(std::move(e));
         }
     }
@@ -105,6 +106,7 @@ cass::Options options_for(std::string_view src) {
     o.launch = (pick & 4U) != 0 ? cass::LaunchSyntax::GGL : cass::LaunchSyntax::Chevrons;
     o.rename_cu_includes = (pick & 8U) != 0;
     o.hazard_fixes = (pick & 16U) == 0;
+    o.logical_warps = (pick & 32U) == 0;
     o.record_edits = true;
     return o;
 }

@@ -73,9 +73,11 @@ void Rewriter::hazard_number(int i) {
         // #define WARP_SIZE 32
         const int name = prev_sig(i);
         if (name >= 0 && name == define_name_ && literal_value(text(i)) == 32 && lanes(name)) {
-            diag(i, Severity::Warning, "warp-size-literal",
-                 "'" + std::string(text(name)) +
-                     "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
+            warp_hazard(i, "warp-size-literal",
+                        "'" + std::string(text(name)) +
+                            "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use "
+                            "warpSize)",
+                        "'" + std::string(text(name)) + "' fixes the warp size at 32");
         }
         return;
     }
@@ -92,10 +94,11 @@ void Rewriter::hazard_number(int i) {
             if (w.find("ballot") != std::string_view::npos || w == "__activemask" ||
                 w.find("mask") != std::string_view::npos ||
                 w.find("Mask") != std::string_view::npos) {
-                diag(i, Severity::Warning, "warp-mask32",
-                     "'" + std::string(text(i)) +
-                         "' is a full mask only for 32 lanes; a 64-lane wavefront's is "
-                         "0xffffffffffffffff");
+                warp_hazard(i, "warp-mask32",
+                            "'" + std::string(text(i)) +
+                                "' is a full mask only for 32 lanes; a 64-lane wavefront's is "
+                                "0xffffffffffffffff",
+                            "'" + std::string(text(i)) + "' is a full mask of 32 lanes");
                 return;
             }
         }
@@ -111,9 +114,11 @@ void Rewriter::hazard_number(int i) {
             constant = is_ident(k) && (text(k) == "const" || text(k) == "constexpr");
         }
         if (constant) {
-            diag(i, Severity::Warning, "warp-size-literal",
-                 "'" + std::string(text(name)) +
-                     "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use warpSize)");
+            warp_hazard(i, "warp-size-literal",
+                        "'" + std::string(text(name)) +
+                            "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use "
+                            "warpSize)",
+                        "'" + std::string(text(name)) + "' fixes the warp size at 32");
         }
         return;
     }
@@ -124,9 +129,21 @@ void Rewriter::hazard_number(int i) {
     if (v == 32 && o == "/" && rewrite_warp_count(i, op)) return;
     if (!lane_statement(op)) return;
     if (rewrite_lane_arith(i, op, v)) return;
-    diag(i, Severity::Warning, "warp-lane-arith",
-         "'" + std::string(o) + " " + std::string(text(i)) +
-             "' assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)");
+    const std::string what = "'" + std::string(o) + " " + std::string(text(i)) + "'";
+    warp_hazard(i, "warp-lane-arith",
+                what + " assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)",
+                what + " assumes 32-lane warps");
+}
+
+void Rewriter::warp_hazard(int i, const char* rule, std::string native, const std::string& what) {
+    if (!o_.logical_warps) {
+        diag(i, Severity::Warning, rule, std::move(native));
+        return;
+    }
+    diag(i, Severity::Note, rule,
+         what +
+             ": right as written, since CASS runs CUDA code as 32-lane logical warps "
+             "(--warp cuda)");
 }
 
 // Whether the statement holding operator `op` is about lanes or warps.
@@ -267,10 +284,11 @@ bool Rewriter::rewrite_warp_count(int i, int op) {
     }
     if (dead_) return true;
     if (!fn_lanes(i).warp || !binds_alone(prev_sig(dim), 5)) {
-        diag(i, Severity::Warning, "warp-count",
-             "'blockDim.x / 32' counts 32-lane warps; a block has half as many 64-lane "
-             "wavefronts. Write '(blockDim.x + warpSize - 1) / warpSize' (CASS rewrites it "
-             "only in functions that name warpSize, outside a product)");
+        warp_hazard(i, "warp-count",
+                    "'blockDim.x / 32' counts 32-lane warps; a block has half as many 64-lane "
+                    "wavefronts. Write '(blockDim.x + warpSize - 1) / warpSize' (CASS rewrites "
+                    "it only in functions that name warpSize, outside a product)",
+                    "'blockDim.x / 32' counts 32-lane warps");
         return true;
     }
     insert_stable(toks_[dim].begin, "(");
@@ -307,7 +325,8 @@ int Rewriter::function_body(int i) {
 // code still computes CUDA's answer on a 64-lane wave when its shuffles keep to
 // 32-lane halves): there CASS rewrites nothing but reports.
 FnLanes Rewriter::fn_lanes(int i) {
-    const int body = o_.hazard_fixes ? function_body(i) : -1;
+    // --warp cuda keeps 32-lane code as it is: it is right on logical warps.
+    const int body = o_.hazard_fixes && !o_.logical_warps ? function_body(i) : -1;
     if (body < 0) return FnLanes{};
     const auto found = fn_lanes_.find(body);
     if (found != fn_lanes_.end()) return found->second;
@@ -339,9 +358,10 @@ void Rewriter::hazard_shift(int i) {
     if (one < 0 || toks_[one].kind != TokenKind::Number || !is_ident(lane)) return;
     const std::string_view t = text(one);
     if ((t == "1" || t == "1u" || t == "1U") && is_ident(lane) && lanes(lane)) {
-        diag(one, Severity::Warning, "lane-mask-width",
-             "'" + std::string(t) + " << " + std::string(text(lane)) +
-                 "' overflows for lanes 32-63 of a 64-lane wavefront; use 1ull");
+        const std::string what = "'" + std::string(t) + " << " + std::string(text(lane)) + "'";
+        warp_hazard(one, "lane-mask-width",
+                    what + " overflows for lanes 32-63 of a 64-lane wavefront; use 1ull",
+                    what + " is a 32-lane mask");
     }
 }
 
@@ -364,6 +384,17 @@ void Rewriter::hazard_asm(int i) {
     if (runtime_ >= 0) count(runtime_, false);
 }
 
+// CUDA leaves a shuffle width that is not a power of two of at most 32 undefined.
+void Rewriter::check_shfl_width(int i, const Arg& a) {
+    if (a.first < 0 || a.first != a.last || toks_[a.first].kind != TokenKind::Number) return;
+    const long long v = literal_value(text(a.first));
+    if (v >= 1 && v <= 32 && (v & (v - 1)) == 0) return;
+    diag(a.first, Severity::Warning, "shfl-width",
+         "width " + std::string(text(a.first)) +
+             " is not a power of two of at most 32; CUDA leaves the result of '" +
+             std::string(text(i)) + "' undefined");
+}
+
 void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask) {
     const std::string_view w = text(i);
     // Explicit width: 4th argument of the _sync forms, 3rd of the legacy ones.
@@ -371,9 +402,11 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
     if (w.find("shfl") != std::string_view::npos && args.size() > width_index) {
         const Arg a = args[width_index];
         if (a.first >= 0 && a.first == a.last && literal_value(text(a.first)) == 32) {
-            diag(a.first, Severity::Warning, "shfl-width",
-                 "width 32 splits a 64-lane wavefront into two independent halves");
+            warp_hazard(a.first, "shfl-width",
+                        "width 32 splits a 64-lane wavefront into two independent halves",
+                        "width 32 is one warp");
         }
+        check_shfl_width(i, a);
     }
     if (w.find("shfl_down") == std::string_view::npos &&
         w.find("shfl_xor") == std::string_view::npos &&
@@ -395,9 +428,10 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
         if (loop.reported || !loop.literal_lanes) continue;
         loop.reported = true;
         if (fn_lanes(i).warp && rewrite_loop(loop, i, args, has_mask)) continue;
-        diag(loop.header_open, Severity::Warning, "shfl-offset",
-             "this shuffle loop covers 32 lanes; on a 64-lane wavefront lanes 32-63 are left out "
-             "(bound it by warpSize)");
+        warp_hazard(loop.header_open, "shfl-offset",
+                    "this shuffle loop covers 32 lanes; on a 64-lane wavefront lanes 32-63 are "
+                    "left out (bound it by warpSize)",
+                    "this shuffle loop covers 32 lanes");
     }
 }
 
@@ -500,15 +534,17 @@ void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_ma
         }
     }
     if (body >= 0 && bad_loop_bodies_.count(body) != 0) {
-        diag(src.first, Severity::Warning, "lane0-broadcast",
-             "broadcast from lane 0 after a shuffle loop that covered 32 lanes: on a "
-             "64-lane wavefront lane 0 holds only lanes 0-31's result and lanes 32-63 get "
-             "it too. Bound the loop by warpSize, or pass width 32 here if each 32-lane "
-             "group is meant to keep its own result");
+        warp_hazard(src.first, "lane0-broadcast",
+                    "broadcast from lane 0 after a shuffle loop that covered 32 lanes: on a "
+                    "64-lane wavefront lane 0 holds only lanes 0-31's result and lanes 32-63 "
+                    "get it too. Bound the loop by warpSize, or pass width 32 here if each "
+                    "32-lane group is meant to keep its own result",
+                    "a broadcast from lane 0 after a shuffle loop over 32 lanes");
     }
 }
 
 void Rewriter::hazard_ballot(int i) {
+    if (o_.logical_warps) return;  // a logical warp's ballot has 32 bits
     int p = prev_sig(i);
     if (is_punct(p, "(")) {
         const int fn = prev_sig(p);
@@ -605,6 +641,7 @@ bool Rewriter::widen_ballot(int call, int name) {
 }
 
 void Rewriter::hazard_warp_size(int i) {
+    if (o_.logical_warps) return;  // __cass_warp_size is a constant expression
     const int p = prev_sig(i);
     const int n = next_sig(i);
     bool constant = false;
@@ -962,13 +999,16 @@ void Rewriter::hazard_launch(int i) {
         const std::string what =
             before_op ? std::string(text(hit)) + " " + std::string(text(next_sig(hit)))
                       : std::string(text(op)) + " " + std::string(text(hit));
-        diag(hit, Severity::Warning, "host-warp-count",
-             "'" + what + "' sizes the launch of '" + std::string(text(name)) +
-                 "' for 32-lane warps" + (per_warp ? ", and the kernel works per warp" : "") +
-                 ": where the kernel counts lanes by warpSize, a block holds half the waves this "
-                 "launch assumes on AMD's 64-lane wavefronts. Size it by the device's warp size "
-                 "(cudaDeviceGetAttribute with cudaDevAttrWarpSize, or cudaDeviceProp::warpSize; "
-                 "hipDeviceGetAttribute, hipDeviceProp_t::warpSize in HIP)");
+        warp_hazard(
+            hit, "host-warp-count",
+            "'" + what + "' sizes the launch of '" + std::string(text(name)) +
+                "' for 32-lane warps" + (per_warp ? ", and the kernel works per warp" : "") +
+                ": where the kernel counts lanes by warpSize, a block holds half the waves this "
+                "launch assumes on AMD's 64-lane wavefronts. Size it by the device's warp size "
+                "(cudaDeviceGetAttribute with cudaDevAttrWarpSize, or cudaDeviceProp::warpSize; "
+                "hipDeviceGetAttribute, hipDeviceProp_t::warpSize in HIP)",
+            "'" + what + "' sizes the launch of '" + std::string(text(name)) +
+                "' for 32-lane warps");
     }
 }
 

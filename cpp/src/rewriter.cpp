@@ -669,7 +669,11 @@ void Rewriter::on_header_name(int i) {
     std::string target = inner;
     const Entry* e = t_.find(inner, true);
     bool mapped = false;
-    if (e != nullptr) {
+    if (e != nullptr && o_.logical_warps && !e->warp.empty()) {
+        target = e->warp;  // <cass/cooperative_groups.h>, which includes <cass/warp.h>
+        count(e->family, true);
+        mapped = true;
+    } else if (e != nullptr) {
         // cublas.h alone: the file is written against the legacy API. The header stays
         // (so does the decision, when the output is translated again), as its calls do.
         const bool legacy_header =
@@ -741,12 +745,19 @@ bool Rewriter::is_plain(const Entry& e) const {
     return e.status == Status::Supported && e.since <= o_.hip_version && e.note.empty() &&
            static_cast<int>(e.family) != legacy_family_ && e.rewrite == Rewrite::None &&
            e.kind != Kind::Namespace && e.kind != Kind::Member && e.match == Match::Any &&
-           (e.traits & (kBallot | kShuffle)) == 0;
+           (e.traits & (kBallot | kShuffle)) == 0 && !(o_.logical_warps && !e.warp.empty());
 }
 
 void Rewriter::apply(const Entry& e, int i) {
     if (e.rewrite == Rewrite::HipMacro) return;  // the source's own test for HIP: kept
     const std::string_view w = text(i);
+    // A function only where it is called: `__any` is also an identifier in C++ libraries,
+    // and `&cudaDeviceGetAttribute` is HIP's function.
+    if (o_.logical_warps && !e.warp.empty() &&
+        (e.kind != Kind::Function || is_punct(next_sig(i), "("))) {
+        apply_warp(e, i);
+        return;
+    }
     if (e.status == Status::Unsupported) {
         diag(i, Severity::Error, "unsupported-api",
              "'" + std::string(w) + "' has no HIP equivalent" +
@@ -827,6 +838,23 @@ void Rewriter::apply(const Entry& e, int i) {
     const bool same = e.kind != Kind::Member && (e.traits & (legacy ? kSameLegacy : kSameHip)) != 0;
     const std::string& name = legacy ? e.legacy : e.hip;
     if (!same && name != w) rename(i, i, name);
+}
+
+// --warp cuda: the row's <cass/warp.h> name, with the call's arguments as CUDA wrote
+// them (32-bit masks and all). Only a shuffle's literal width is checked: CUDA leaves
+// a width that is not a power of two of at most 32 undefined. (The include is added
+// outside the core, which keeps every line where it was: pipeline/strategies.py.)
+void Rewriter::apply_warp(const Entry& e, int i) {
+    count(e.family, true);
+    if ((e.traits & kShuffle) != 0 && e.kind == Kind::Function) {
+        const int open = next_sig(i);
+        if (is_punct(open, "(")) {
+            const std::vector<Arg> args = call_args(open);
+            const std::size_t width_index = e.rewrite == Rewrite::SyncMask ? 3 : 2;
+            if (args.size() > width_index) check_shfl_width(i, args[width_index]);
+        }
+    }
+    if (e.warp != text(i)) rename(i, i, e.warp);
 }
 
 void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
@@ -1048,11 +1076,16 @@ void Rewriter::on_identifier(int i) {
         if (e->kind == Kind::Namespace) {
             const bool qualifier = is_punct(n, "::");
             const bool declared = is_ident(p) && text(p) == "namespace";
-            if (!qualifier && !declared) return;
+            // namespace cg = cooperative_groups; (a rename that matters with --warp cuda)
+            const bool aliased = is_punct(p, "=") && is_ident(prev_sig(p)) &&
+                                 is_ident(prev_sig(prev_sig(p))) &&
+                                 text(prev_sig(prev_sig(p))) == "namespace";
+            if (!qualifier && !declared && !aliased) return;
         }
         if (e->match == Match::Template && !is_punct(n, "<")) return;
-        if ((e->traits & kBallot) != 0) hazard_ballot(i);
-        if (e->rewrite != Rewrite::SyncMask && (e->traits & kShuffle) != 0) {
+        const bool routed = o_.logical_warps && !e->warp.empty();
+        if (!routed && (e->traits & kBallot) != 0) hazard_ballot(i);
+        if (!routed && e->rewrite != Rewrite::SyncMask && (e->traits & kShuffle) != 0) {
             const int open = next_sig(i);
             std::vector<Arg> args;
             if (is_punct(open, "(")) args = call_args(open);

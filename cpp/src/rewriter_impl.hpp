@@ -200,6 +200,7 @@ public:
     // Inline PTX as C++ (ptx.cpp): "" when done, else the error to report.
     std::string translate_asm(int i, int open);
     void hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask);
+    void check_shfl_width(int i, const Arg& a);
     void hazard_ballot(int i);
     void hazard_broadcast(int i, const std::vector<Arg>& args, bool has_mask);
     void hazard_warp_size(int i);
@@ -244,6 +245,9 @@ private:
     void apply(const Entry& e, int i);
     [[nodiscard]] bool is_plain(const Entry& e) const;
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
+    void apply_warp(const Entry& e, int i);
+    // A 32-lane assumption: a warning in --warp native, a note in --warp cuda (hazards.cpp).
+    void warp_hazard(int i, const char* rule, std::string native, const std::string& what);
     bool rewrite_by_arity(const Entry& e, int i);
     bool rewrite_surf_read(const Entry& e, int i);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);

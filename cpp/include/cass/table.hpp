@@ -51,6 +51,7 @@ struct Entry {
     std::string legacy;  // emitted for HIP versions older than `since`
     std::string note;    // behaviour difference, reported once per file
     std::string alt;     // ByArity: the HIP name for short calls
+    std::string warp;    // Options::logical_warps: the <cass/warp.h> name emitted instead
     Kind kind = Kind::Function;
     Status status = Status::Supported;
     Rewrite rewrite = Rewrite::None;

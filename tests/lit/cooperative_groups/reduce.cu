@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 6.2
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 6.2
 // Cooperative groups: the header and namespace become HIP's; the group API is the same.
 // CHECK: #include <hip/hip_cooperative_groups.h>
 #include <cooperative_groups.h>

@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // 32-bit ballots in functions that count lanes by warpSize: widened, and their
 // counts read all 64 bits.
 __global__ void count(const int* in, int* out) {

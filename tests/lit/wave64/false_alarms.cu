@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // Code that looks like a warp-size hazard and is not one.
 #include <cuda_runtime.h>
 int warpsPerBlock(int threads) {

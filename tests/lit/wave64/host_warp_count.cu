@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // Host code that sizes a launch for 32-lane warps: reported, never rewritten.
 #include <cstdio>
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // Lane 0's value broadcast with __shfl_sync(mask, v, 0).
 // A function that groups threads by 32 and never names warpSize: width 32 keeps
 // CUDA's meaning (lane 0 of each 32-lane group) on a 64-lane wavefront.

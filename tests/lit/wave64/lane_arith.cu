@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // Lane and warp ids computed for 32 lanes, in a function that counts lanes by
 // warpSize: rewritten to warpSize when the operand is a plain lane or thread index.
 __global__ void ids(int* out) {

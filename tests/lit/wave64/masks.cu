@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // HIP 7 has masked warp intrinsics with 64-bit masks: CUDA's full 32-lane mask
 // becomes the full 64-lane one; a 64-bit mask variable is left as it is.
 #define FULL 0xffffffff

@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 5.2
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 5.2
 // HIP before 7.0 has only maskless intrinsics, in which every active lane takes
 // part: a full mask is dropped silently, and so is an __activemask() constant.
 __global__ void k(int* out) {

@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // Shuffle loops written for 32 lanes, in functions that read their result per
 // warpSize-lane wave: the bound becomes warpSize.
 __global__ void sums(float* in, float* out) {

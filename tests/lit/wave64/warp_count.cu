@@ -1,4 +1,4 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.1
+// RUN: cass translate --warp native %s -o %t --strategy rules --verify none --hip-version 7.1
 // blockDim.x / 32 counts 32-lane warps; on AMD a block has (blockDim.x + 63) / 64 waves.
 __global__ void rows(const int* in, int* out) {
   int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
