@@ -82,6 +82,9 @@ class Environment:
     """``nvidia``, ``amd`` or ``none``: the GPU ``cass compare`` runs on (``none``: no run)."""
     nvdisasm: str = ""
     """The SASS disassembler ``cass asm`` uses (nvdisasm or cuobjdump)."""
+    nvcc: str = ""
+    """The program that runs ``cass nvcc`` (the stand-in's ``bin/nvcc``), named as the host
+    link launcher in ``cass nvcc -v`` so that CMake's links come back to the driver."""
 
     @classmethod
     def read(cls, environ: Mapping[str, str] | None = None) -> Environment:

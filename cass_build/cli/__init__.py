@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "cass_build.cli.bench",
     "cass_build.cli.tables",
     "cass_build.asm.cli",
+    "cass_build.cli.nvcc",
 )
 
 
@@ -55,6 +56,12 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
     verbose = argv is not None and ("-v" in argv or "--verbose" in argv)
     try:
         words = list(sys.argv[1:] if argv is None else argv)
+        if words[:1] == ["nvcc"]:
+            # nvcc's flags (-v, -o, -c) are not argparse's: the driver reads them itself,
+            # and a build runs it per file, so nothing else of the CLI is loaded.
+            from ..nvcc import main as nvcc_main
+
+            return nvcc_main(words[1:])
         command = next((w for w in words if not w.startswith("-")), None)
         parser = _build_parser(command)
         args = parser.parse_args(argv)
