@@ -120,7 +120,9 @@ def _amd_archs(binary: Path) -> set[str]:
 
 def _hipblas_installed() -> bool:
     include = [Path("/usr/include"), Path("/opt/rocm/include")]
-    return any((d / "hipblas" / "hipblas.h").is_file() or (d / "hipblas.h").is_file() for d in include)
+    return any(
+        (d / "hipblas" / "hipblas.h").is_file() or (d / "hipblas.h").is_file() for d in include
+    )
 
 
 @pytest.fixture(scope="module")

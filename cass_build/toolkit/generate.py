@@ -223,7 +223,7 @@ def _prelude() -> str:
                 "#define __HIP_PLATFORM_AMD__ 1",
                 "#endif",
                 "#if !__has_include(<hip/hip_version.h>)",
-                '#error "cass: the CUDA toolkit stand-in maps CUDA to HIP, and HIP\'s headers '
+                "#error \"cass: the CUDA toolkit stand-in maps CUDA to HIP, and HIP's headers "
                 "are not on the include path (Debian: apt install libamdhip64-dev; "
                 'ROCm: add -I/opt/rocm/include)"',
                 "#endif",
