@@ -68,7 +68,9 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
         if n not in expected_py
         and n not in CMAKE_FILES
         and n not in model_files
-        and not n.startswith(("cass_build/data/", "cass_build/_core", "cass_build/toolkit/"))
+        and not n.startswith(
+            ("cass_build/data/", "cass_build/_core", "cass_build/toolkit/", "cass_build/include/")
+        )
     }
     assert not unexpected, unexpected
     toolkit = {
