@@ -46,7 +46,8 @@ def _nvcc_programs(path: str) -> list[str]:
     found = []
     for directory in path.split(os.pathsep):
         candidate = Path(directory or ".", "nvcc")
-        if candidate.exists() and str(candidate) not in found:
+        stand_in = "cass_build/toolkit/bin" in candidate.as_posix()
+        if candidate.exists() and not stand_in and str(candidate) not in found:
             found.append(str(candidate))
     return found
 
@@ -67,7 +68,9 @@ def _masks() -> list[tuple[str, str]]:
 def _hidden_env() -> dict[str, str]:
     env = {k: v for k, v in build_env().items() if k not in _CUDA_VARIABLES}
     env["PATH"] = os.pathsep.join(
-        d for d in env.get("PATH", "").split(os.pathsep) if d and not Path(d, "nvcc").exists()
+        d
+        for d in env.get("PATH", "").split(os.pathsep)
+        if d and not Path(d, "nvcc").exists() and "cass_build/toolkit" not in d
     )
     env["CASS_ARCHS"] = ";".join(ARCHS)
     return env
