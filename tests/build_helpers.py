@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -159,3 +160,42 @@ def code_object_archs(obj: Path) -> set[str]:
 def archs_in(path: Path) -> set[str]:
     """The gfx archs named by offload bundles in a linked file."""
     return {b.removeprefix(BUNDLE_ID) for b in bundle_ids(path)}
+
+
+CUDA_ROOT = Path("/usr/local/cuda")
+UNSHARE = tool("unshare")
+
+
+def cuda_hidden_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` without a CUDA toolkit: no CUDA directory on PATH, CUDA_HOME/CUDA_PATH unset."""
+    out = dict(build_env() if env is None else env)
+    for name in ("CUDA_HOME", "CUDA_PATH", "CUDACXX", "CUDA_ROOT", "NVCC"):
+        out.pop(name, None)
+    path = out.get("PATH", "").split(os.pathsep)
+    out["PATH"] = os.pathsep.join(p for p in path if p and "cuda" not in p.lower())
+    return out
+
+
+def can_mask_cuda() -> bool:
+    """Whether this process may run commands with /usr/local/cuda masked (root, unshare)."""
+    return UNSHARE is not None and hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def run_without_cuda(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout: float = 1200
+) -> subprocess.CompletedProcess[str]:
+    """``argv`` in a mount namespace where /usr/local/cuda is an empty directory and every
+    ``nvcc`` on PATH (shims like /usr/local/bin/nvcc) is /dev/null, so the real nvcc cannot
+    be reached even by its absolute path; with ``cuda_hidden_env``."""
+    assert UNSHARE is not None
+    empty = tempfile.mkdtemp(prefix="no-cuda-")
+    mounts = []
+    if CUDA_ROOT.exists():
+        mounts.append(f'mount --bind "$0" {shlex.quote(str(CUDA_ROOT.resolve()))}')
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        shim = Path(directory or ".") / "nvcc"
+        if directory and shim.is_file():
+            mounts.append(f"mount --bind /dev/null {shlex.quote(str(shim))}")
+    script = " && ".join([*mounts, 'exec "$@"'])
+    wrapped = [UNSHARE, "-m", "--propagation", "private", "sh", "-c", script, empty, *argv]
+    return run(wrapped, cwd, cuda_hidden_env(env), timeout)

@@ -7,7 +7,6 @@ Exit codes: 0 built; 1 a compile, link or verification failed (its messages show
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -119,6 +118,8 @@ def run_invocation(inv: Invocation) -> int:
         for src, language in sources:
             _compile(src, language, _object_for(src, inv, single), ctx, link_it=False)
         return 0
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="cass-nvcc-") as name:
         objects: list[Path] = []
         for i, (path, language) in enumerate(inv.inputs):
@@ -146,9 +147,9 @@ def _report_link(inv: Invocation, ctx: Context, objects: list[Path]) -> None:
     CMake reads its implicit libraries and link launcher from it."""
     if not ctx.say:
         return
-    from .identity import driver_program, toolkit_root
-
     import shlex
+
+    from .identity import driver_program, toolkit_root
 
     words = [driver_program(), *map(str, objects)]
     line = " ".join(shlex.quote(w) for w in words)

@@ -9,7 +9,6 @@ sends it to the HIP compiler, as nvcc sends it to the host compiler.
 from __future__ import annotations
 
 import functools
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,9 +44,24 @@ def table_path() -> Path:
 
 @functools.cache
 def _table() -> dict[str, Any]:
+    """The parsed table, kept as JSON in the cache: a build runs the driver per file, and
+    tomllib (pure Python) costs several times what json does."""
+    import json
+
+    from .._files import cache_dir, store_quietly
+
+    path = table_path()
+    st = path.stat()
+    cached = cache_dir() / "nvcc" / f"flags-{st.st_size}-{st.st_mtime_ns}.json"
+    try:
+        return dict(json.loads(cached.read_bytes()))
+    except (OSError, ValueError):
+        pass
     import tomllib
 
-    return tomllib.loads(table_path().read_text(encoding="utf-8"))
+    table = tomllib.loads(path.read_text(encoding="utf-8"))
+    store_quietly(cached, json.dumps(table).encode())
+    return table
 
 
 @functools.cache
@@ -147,6 +161,8 @@ def _expand(argv: list[str], depth: int = 0) -> list[str]:
         except OSError as exc:
             msg = f"response file {name}: cannot read: {exc.strerror or exc}"
             raise UsageError(msg, hint="check the @file path") from None
+        import shlex
+
         try:
             words = shlex.split(text, comments=False)
         except ValueError as exc:
@@ -216,7 +232,9 @@ def parse(argv: list[str]) -> Invocation:
                 inv.hip_flags.append(arg)
                 continue
             msg = f"unsupported nvcc flag '{arg}'"
-            hint = "docs/zero-edit.md lists the flags cass nvcc maps; pass host flags with -Xcompiler"
+            hint = (
+                "docs/zero-edit.md lists the flags cass nvcc maps; pass host flags with -Xcompiler"
+            )
             raise UsageError(msg, hint=hint)
         flag, value, took = found
         i += took - 1
@@ -295,3 +313,63 @@ def _apply(inv: Invocation, flag: Flag, arg: str, value: str | None, forced: str
         raise UsageError(msg, hint="docs/zero-edit.md lists what cass nvcc maps")
     # "ignore" and "forward-unknown" record nothing more.
     return forced
+
+
+_ACTION_TEXT = {
+    "mode": "mode",
+    "output": "the output file",
+    "output-dir": "the directory of outputs",
+    "language": "the language of the inputs",
+    "rdc": "relocatable device code",
+    "target": "selects no AMD target (CASS_ARCHS does); one note line",
+    "include": "`-I` (CUDA toolkit directories dropped)",
+    "isystem": "`-isystem` (CUDA toolkit directories dropped)",
+    "define": "`-D`",
+    "library": "`-l`, CUDA libraries mapped",
+    "xcompiler": "to the HIP compiler",
+    "xlinker": "`-Wl,` to the link",
+    "ccbin": "host compiler",
+    "shared": "`-shared` at the link",
+    "depfile": "the depfile's name",
+    "deptarget": "the depfile's target",
+    "depfile-with-compile": "a depfile beside the object (original sources and headers)",
+    "phony-deps": "a phony target per header",
+    "verbose": "prints each step as `#$ ...`, after nvcc's variable lines",
+    "dryrun": "prints the steps, runs none",
+    "version": "prints the version CMake and FindCUDAToolkit read",
+    "help": "prints usage",
+    "forward-unknown": "forwards unknown flags",
+    "options-file": "a response file",
+    "xcompiler-self": "passed on",
+    "xlinker-self": "passed on",
+}
+
+
+def markdown_table() -> str:
+    """The flag table as the Markdown docs/zero-edit.md holds (tests/test_nvcc.py checks)."""
+    lines = ["| nvcc flag | takes a value | cass nvcc |", "|---|---|---|"]
+    for flag in flag_table():
+        names = ", ".join(f"`{n}`" for n in flag.names)
+        if flag.action == "hip":
+            what = "HIP compiler: " + " ".join(f"`{h.replace('{}', 'VALUE')}`" for h in flag.hip)
+        elif flag.action in ("bool-hip", "bool-hip-false", "link"):
+            what = " ".join(f"`{h.replace('{}', 'VALUE')}`" for h in flag.hip)
+        elif flag.action == "mode":
+            what = f"mode: {flag.mode}"
+        elif flag.action == "note":
+            what = "dropped, with a note"
+        elif flag.action == "unsupported":
+            what = "error (exit 2)"
+        elif flag.action == "ignore":
+            what = "accepted, nothing to do"
+        else:
+            what = _ACTION_TEXT.get(flag.action, flag.action)
+        if flag.note:
+            what += f" ({flag.note})" if flag.action != "note" else f": {flag.note}"
+        lines.append(f"| {names} | {'yes' if flag.value else ''} | {what.replace('|', '/')} |")
+    lines += ["", "| CUDA library (`-l`) | linked instead |", "|---|---|"]
+    for cuda, hip in libraries().items():
+        lines.append(
+            f"| `{cuda}` | {f'`{hip}`' if hip else 'nothing (the HIP runtime is linked)'} |"
+        )
+    return "\n".join(lines) + "\n"

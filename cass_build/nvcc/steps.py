@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .._files import cache_dir, write_atomic, write_if_changed
 from .._proc import run
@@ -114,7 +115,7 @@ def _cuda_options(
     flags = [_hip_include(), *system_flags(inv), *inv.hip_flags]
     if inv.rdc:
         flags.append("-fgpu-rdc")
-    given: dict[str, object] = {
+    given: dict[str, Any] = {
         "archs": ctx.archs,
         "include_dirs": include_dirs(inv),
         "defines": tuple(inv.defines),
@@ -149,7 +150,9 @@ def compile_cuda(src: Path, obj: Path, ctx: Context) -> None:
     _print_diagnostics(result)
     if ctx.say:
         how = "cached" if result.cached else result.strategy
-        print(f"#$ cass translate {shlex.quote(str(src))}  # {how}, {result.level}", file=sys.stderr)
+        print(
+            f"#$ cass translate {shlex.quote(str(src))}  # {how}, {result.level}", file=sys.stderr
+        )
         for evidence in result.evidence:
             print(f"#$ {evidence.command}", file=sys.stderr)
     if result.object_data is None:
@@ -297,10 +300,15 @@ def preprocess(src: Path, language: str, ctx: Context) -> bytes:
         f"archs {','.join(ctx.archs)}, strategy {opts.strategy}, "
         f"verify {opts.verify}, warp {settings.warp}\n"
     )
-    return head.encode() + done.stdout_bytes
+    # The copies' directory is under this machine's cache: named by a fixed word, the
+    # output is the same wherever the cache is (ccache hashes it; nothing compiles it).
+    text = done.stdout_bytes.replace(str(scratch).encode(), b"<cass-scratch>")
+    return head.encode() + text
 
 
-def _place(original: Path, mirror: Sequence[tuple[Path, Path]], scratch: Path, suffix: str | None) -> Path:
+def _place(
+    original: Path, mirror: Sequence[tuple[Path, Path]], scratch: Path, suffix: str | None
+) -> Path:
     for i, (root, _) in enumerate(mirror):
         try:
             target = scratch / f"m{i}" / original.relative_to(root)

@@ -1,0 +1,378 @@
+"""``cass nvcc``: the flag table, the command line, and real builds with hipcc, CMake and
+ccache (issue 18 items 1 and 4)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from cass_build.nvcc import flags
+from cass_build.nvcc.flags import parse
+from tests.build_helpers import (
+    CMAKE,
+    HIPCC,
+    NINJA,
+    archs_in,
+    build_env,
+    code_object_archs,
+    ok,
+    run,
+    tool,
+)
+
+CCACHE = tool("ccache")
+ARCHS = "gfx90a;gfx1030"
+
+
+def nvcc(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return run(
+        [sys.executable, "-m", "cass_build.nvcc", *args], cwd, env or build_env(CASS_ARCHS=ARCHS)
+    )
+
+
+# -- the flag table ------------------------------------------------------------------
+
+
+def test_every_flag_row_has_a_known_action_and_unique_names() -> None:
+    raw = tomllib.loads(flags.table_path().read_text())
+    names: list[str] = [n for row in raw["flag"] for n in row["names"]]
+    assert len(names) == len(set(names)), "a flag spelled in two rows"
+    handled = {
+        "mode", "output", "output-dir", "language", "rdc", "target", "include", "isystem",
+        "define", "hip", "bool-hip", "bool-hip-false", "link", "library", "xcompiler",
+        "xcompiler-self", "xlinker", "xlinker-self", "ccbin", "shared", "depfile",
+        "deptarget", "depfile-with-compile", "phony-deps", "verbose", "dryrun", "version",
+        "help", "note", "unsupported", "ignore", "forward-unknown", "options-file",
+    }  # fmt: skip
+    assert {row["action"] for row in raw["flag"]} <= handled
+    for row in raw["flag"]:
+        if row["action"] in ("note", "unsupported"):
+            assert row.get("note"), f"{row['names'][0]} must say why"
+
+
+def test_the_issue_s_flags_are_all_mapped() -> None:
+    argv = [
+        "-c", "-o", "k.o", "-x", "cu", "-arch", "sm_80", "-code=sm_80",
+        "-gencode", "arch=compute_80,code=sm_80", "--gpu-architecture=sm_70", "-rdc=true",
+        "-Xcompiler", "-fPIC,-Wall", "-Xlinker", "-z,now", "-Xptxas", "-v", "-ccbin", "g++",
+        "-std=c++17", "-O3", "-g", "-lineinfo", "--use_fast_math", "--expt-relaxed-constexpr",
+        "--extended-lambda", "-maxrregcount", "64", "-Iinc", "-isystem", "sys", "-DA=1",
+        "-UB", "-Llib", "-lcublas", "-shared", "k.cu",
+    ]  # fmt: skip
+    inv = parse(argv)
+    assert inv.mode == "compile" and inv.output == Path("k.o") and inv.rdc
+    assert inv.inputs == [(Path("k.cu"), "cu")]
+    assert inv.targets == ["sm_80", "sm_80", "arch=compute_80,code=sm_80", "sm_70"]
+    assert inv.hip_flags == [
+        "-fPIC", "-Wall", "-std=c++17", "-O3", "-g", "-gline-tables-only", "-ffast-math", "-UB",
+    ]  # fmt: skip
+    assert inv.link_flags == ["-Wl,-z", "-Wl,now", "-Llib", "-lcublas"]
+    assert inv.include_dirs == [Path("inc")] and inv.system_dirs == [Path("sys")]
+    assert inv.defines == ["A=1"] and inv.shared and inv.host_compiler == "g++"
+    assert list(inv.notes) == [
+        "-Xptxas: PTX assembler options have no AMD counterpart; dropped",
+        "-maxrregcount: -maxrregcount has no AMD counterpart (use __launch_bounds__); dropped",
+    ]
+
+
+def test_modes_and_dependency_flags() -> None:
+    assert parse(["-dc", "a.cu"]).mode == "compile-rdc" and parse(["-dc", "a.cu"]).rdc
+    assert parse(["-dlink", "a.o"]).mode == "dlink"
+    assert parse(["-E", "a.cu"]).mode == "preprocess"
+    assert parse(["-M", "a.cu"]).mode == "deps"
+    inv = parse(["-MD", "-MT", "t.o", "-MF", "t.d", "-MP", "-c", "a.cu"])
+    assert inv.depfile_with_compile and inv.dep_target == "t.o"
+    assert inv.depfile == Path("t.d") and inv.phony_deps
+    assert parse(["-x", "cu", "a.cpp"]).inputs == [(Path("a.cpp"), "cu")]
+    assert parse(["a.cpp", "b.c", "c.o"]).inputs == [
+        (Path("a.cpp"), "c++"), (Path("b.c"), "c"), (Path("c.o"), "link"),
+    ]  # fmt: skip
+
+
+def test_response_files_are_read_with_shell_quoting(tmp_path: Path) -> None:
+    (tmp_path / "inner.rsp").write_text("-DINNER '-DSPACED=a b'\n")
+    (tmp_path / "outer.rsp").write_text(f"-c @{tmp_path / 'inner.rsp'} -O2\n")
+    inv = parse(
+        [f"@{tmp_path / 'outer.rsp'}", "--options-file", str(tmp_path / "inner.rsp"), "k.cu"]
+    )
+    assert inv.mode == "compile"
+    assert inv.defines == ["INNER", "SPACED=a b", "INNER", "SPACED=a b"]
+    assert inv.hip_flags == ["-O2"]
+
+
+def test_unknown_flags_are_one_clear_line(tmp_path: Path) -> None:
+    proc = nvcc("--foo", "-c", "k.cu", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[0] == "cass nvcc: error: unsupported nvcc flag '--foo'"
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_flags_go_to_the_hip_compiler_when_forwarded() -> None:
+    inv = parse(["-forward-unknown-to-host-compiler", "-fno-strict-aliasing", "-c", "k.cu"])
+    assert inv.hip_flags == ["-fno-strict-aliasing"]
+
+
+def test_nvidia_only_outputs_are_refused_with_the_reason(tmp_path: Path) -> None:
+    proc = nvcc("-ptx", "k.cu", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("cass nvcc: error: unsupported nvcc flag '-ptx': NVIDIA")
+
+
+def test_a_missing_response_file_is_named(tmp_path: Path) -> None:
+    proc = nvcc("@nope.rsp", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "response file nope.rsp: cannot read" in proc.stderr
+
+
+def test_version_is_what_cmake_matches(tmp_path: Path) -> None:
+    out = ok(nvcc("--version", cwd=tmp_path))
+    assert out.startswith("nvcc: NVIDIA (R) Cuda compiler driver\n")
+    assert "Cuda compilation tools, release 12.8, V12.8.0" in out
+    assert "cass nvcc" in out
+
+
+def test_cass_nvcc_is_the_same_driver(tmp_path: Path) -> None:
+    proc = run([sys.executable, "-m", "cass_build", "nvcc", "--version"], tmp_path)
+    assert ok(proc).startswith("nvcc: NVIDIA (R) Cuda compiler driver")
+
+
+def test_dependencies_name_the_original_sources(tmp_path: Path) -> None:
+    (tmp_path / "common").mkdir()
+    (tmp_path / "common" / "h.cuh").write_text('#include "deeper.cuh"\n')
+    (tmp_path / "common" / "deeper.cuh").write_text("\n")
+    (tmp_path / "k.cu").write_text('#include <cuda_runtime.h>\n#include "common/h.cuh"\n')
+    out = ok(nvcc("-M", "-MT", "obj/k.o", "k.cu", cwd=tmp_path))
+    assert [w for w in out.split() if w != "\\"] == [
+        "obj/k.o:", "k.cu", str((tmp_path / "common/h.cuh").resolve()),
+        str((tmp_path / "common/deeper.cuh").resolve()),
+    ]  # fmt: skip
+
+
+def test_dryrun_runs_nothing_and_shows_the_steps(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    out = ok(nvcc("--dryrun", "-arch=sm_80", "k.cu", "-o", "k", cwd=tmp_path))
+    assert "#$ TOP=" in out and "#$ cass translate k.cu" in out
+    assert "--offload-arch=gfx90a --offload-arch=gfx1030" in out
+    assert not (tmp_path / "k").exists() and list(tmp_path.iterdir()) == [tmp_path / "k.cu"]
+
+
+def test_the_driver_imports_nothing_heavy() -> None:
+    code = (
+        "import sys; from cass_build.nvcc import flags, identity, driver, steps; "
+        "flags.parse(['-c', '-O2', 'k.cu']); "
+        "print(sorted(m for m in ('rich', 'onnxruntime', 'numpy', 'cass_build._core', "
+        "'cass_build.cli.translate', 'setuptools') if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "[]"
+
+
+# -- real builds ---------------------------------------------------------------------
+
+needs_hip = pytest.mark.skipif(HIPCC is None, reason="hipcc is not installed")
+
+KERNEL = """\
+#include <cstdio>
+#include "../common/helper.cuh"
+__global__ void scale(float* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = twice(p[i]);
+}
+int main() {
+  float* d = nullptr;
+  if (cudaMalloc(&d, 64 * sizeof(float)) != cudaSuccess) { std::printf("no device\\n"); return 0; }
+  scale<<<1, 64>>>(d, 64);
+  cudaDeviceSynchronize();
+  cudaFree(d);
+  return 0;
+}
+"""
+HELPER = """\
+#pragma once
+#include <cuda_runtime.h>
+__device__ inline float twice(float x) { return 2.0f * x; }
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "common").mkdir()
+    (tmp_path / "src" / "k.cu").write_text(KERNEL)
+    (tmp_path / "common" / "helper.cuh").write_text(HELPER)
+    return tmp_path
+
+
+@pytest.mark.slow
+@needs_hip
+def test_compile_and_link_a_sibling_header_project(project: Path) -> None:
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    src = project / "src"
+    ok(nvcc("-arch=sm_80", "-O2", "-c", "k.cu", "-o", "k.o", "-MD", "-MF", "k.d", cwd=src))
+    assert code_object_archs(src / "k.o") == {"gfx90a", "gfx1030"}
+    assert [w for w in (src / "k.d").read_text().split() if w != "\\"] == [
+        "k.o:", str((src / "k.cu").resolve()), str((project / "common" / "helper.cuh").resolve()),
+    ]  # fmt: skip
+    ok(nvcc("k.o", "-o", "k", cwd=src))
+    assert archs_in(src / "k") == {"gfx90a", "gfx1030"}
+    after = sorted(p.relative_to(project) for p in project.rglob("*"))
+    # Only what was asked for is written beside the sources: no translated copies.
+    assert set(after) - set(before) == {Path("src/k.o"), Path("src/k.d"), Path("src/k")}
+
+
+@pytest.mark.slow
+@needs_hip
+def test_separate_compilation_links_device_code(tmp_path: Path) -> None:
+    (tmp_path / "dev.cu").write_text("__device__ float bump(float x) { return x + 1.0f; }\n")
+    (tmp_path / "main.cu").write_text(
+        "__device__ float bump(float x);\n"
+        "__global__ void k(float* p) { p[threadIdx.x] = bump(p[threadIdx.x]); }\n"
+        "int main() { k<<<1, 1>>>(nullptr); return 0; }\n"
+    )
+    ok(nvcc("-dc", "dev.cu", cwd=tmp_path))
+    ok(nvcc("-rdc=true", "-c", "main.cu", cwd=tmp_path))
+    ok(nvcc("-dlink", "dev.o", "main.o", "-o", "dlink.o", cwd=tmp_path))
+    # Without -fgpu-rdc at the link, bump() would be an undefined device symbol.
+    ok(nvcc("main.o", "dev.o", "dlink.o", "-o", "app", cwd=tmp_path))
+    assert archs_in(tmp_path / "app") == {"gfx90a", "gfx1030"}
+
+
+@pytest.mark.slow
+@needs_hip
+def test_verification_failure_names_the_cuda_line(tmp_path: Path) -> None:
+    (tmp_path / "bad.cu").write_text("__global__ void k() {\n  undeclared_thing();\n}\n")
+    proc = nvcc("-c", "bad.cu", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert f"{(tmp_path / 'bad.cu').resolve()}:2:" in proc.stderr.splitlines()[0]
+    assert not (tmp_path / "bad.o").exists()
+
+
+@pytest.mark.slow
+@needs_hip
+def test_preprocessed_output_is_the_same_for_any_cache_dir(project: Path) -> None:
+    src = project / "src"
+    outs = []
+    for name in ("one", "two"):
+        env = build_env(CASS_ARCHS=ARCHS, CASS_CACHE_DIR=str(project / name))
+        outs.append(ok(nvcc("-E", "-arch=sm_80", "k.cu", cwd=src, env=env)))
+    assert outs[0] == outs[1]
+    assert outs[0].startswith("// cass nvcc -E: code ")
+    assert f'"{(project / "common" / "helper.cuh").resolve()}"' in outs[0]
+    assert "hipMalloc" in outs[0] and "cudaMalloc" not in outs[0]
+
+
+CMAKE_PROJECT = """\
+cmake_minimum_required(VERSION 3.18)
+project(demo LANGUAGES CXX CUDA)
+set(CMAKE_CUDA_ARCHITECTURES 70 80)
+add_library(dev STATIC dev.cu)
+set_target_properties(dev PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+add_executable(app main.cu)
+set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+target_link_libraries(app PRIVATE dev)
+"""
+
+
+@pytest.fixture
+def cmake_project(tmp_path: Path) -> tuple[Path, Path]:
+    """An unmodified CUDA CMake project, and a wrapper named nvcc that runs the driver
+    (the stand-in's bin/nvcc does the same)."""
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(CMAKE_PROJECT)
+    (src / "dev.cu").write_text("__device__ float bump(float x) { return x + 1.0f; }\n")
+    (src / "main.cu").write_text(
+        "#include <cstdio>\n__device__ float bump(float x);\n"
+        "__global__ void k(float* p) { p[threadIdx.x] = bump(p[threadIdx.x]); }\n"
+        'int main() { k<<<1, 32>>>(nullptr); std::printf("done\\n"); return 0; }\n'
+    )
+    wrapper = tmp_path / "bin" / "nvcc"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nCASS_NVCC="$0" exec {sys.executable} -m cass_build.nvcc "$@"\n')
+    wrapper.chmod(0o755)
+    return src, wrapper
+
+
+def _configure(src: Path, build: Path, wrapper: Path, env: dict[str, str], *extra: str) -> str:
+    assert CMAKE is not None
+    args = [CMAKE, "-S", str(src), "-B", str(build), "-G", "Ninja"]
+    return ok(run([*args, f"-DCMAKE_CUDA_COMPILER={wrapper}", *extra], src, env))
+
+
+@pytest.mark.slow
+@needs_hip
+@pytest.mark.skipif(None in (CMAKE, NINJA), reason="needs cmake and ninja")
+def test_cmake_identifies_nvidia_nvcc_and_builds(cmake_project: tuple[Path, Path]) -> None:
+    src, wrapper = cmake_project
+    env = build_env(CASS_ARCHS=ARCHS)
+    build = src.parent / "build"
+    out = _configure(src, build, wrapper, env)
+    assert "The CUDA compiler identification is NVIDIA 12.8.0" in out
+    info = next(build.glob("CMakeFiles/*/CMakeCUDACompiler.cmake")).read_text()
+    assert f'CMAKE_CUDA_HOST_LINK_LAUNCHER "{wrapper}"' in info
+    assert "cass_build/toolkit" in info  # TOP: the stand-in
+    ok(run([str(NINJA), "-C", str(build)], src, env))
+    assert archs_in(build / "app") == {"gfx90a", "gfx1030"}
+    assert (
+        ok(run([str(NINJA), "-C", str(build), "-n"], src, env)).strip().endswith("no work to do.")
+    )
+
+
+@pytest.mark.slow
+@needs_hip
+@pytest.mark.skipif(None in (CMAKE, NINJA, CCACHE), reason="needs cmake, ninja and ccache")
+def test_ccache_hits_in_a_second_build_directory(cmake_project: tuple[Path, Path]) -> None:
+    """A build farm's shape: one ccache (its base_dir over the tree, the build dir not
+    hashed), two build directories, and a fresh CASS cache for the second one."""
+    src, wrapper = cmake_project
+    root = src.parent
+    stats = []
+    for name in ("b1", "b2"):
+        env = build_env(
+            CASS_ARCHS=ARCHS,
+            CASS_CACHE_DIR=str(root / f"cass-{name}"),
+            CCACHE_DIR=str(root / "ccache"),
+            CCACHE_BASEDIR=str(root),
+            CCACHE_NOHASHDIR="1",
+        )
+        _configure(src, root / name, wrapper, env, "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache")
+        ok(run([str(NINJA), "-C", str(root / name)], src, env))
+        assert archs_in(root / name / "app") == {"gfx90a", "gfx1030"}
+        stats.append(ok(run([str(CCACHE), "--print-stats"], root, env)))
+    counts = dict(line.split("\t")[:2] for line in stats[1].splitlines() if "\t" in line)
+    assert int(counts["preprocessed_cache_hit"]) == 2  # main.cu and dev.cu
+    assert int(counts.get("direct_cache_hit", "0")) == 0
+
+
+@pytest.mark.slow
+@needs_hip
+@pytest.mark.skipif(CCACHE is None, reason="needs ccache")
+def test_ccache_in_front_of_cass_nvcc(project: Path) -> None:
+    src = project / "src"
+    cass = Path(sys.executable).parent / "cass"
+    for name in ("one", "two"):
+        env = build_env(
+            CASS_ARCHS=ARCHS,
+            CASS_CACHE_DIR=str(project / name),
+            CCACHE_DIR=str(project / "ccache"),
+            CCACHE_BASEDIR=str(project),
+            CCACHE_NOHASHDIR="1",
+        )
+        ok(run([str(CCACHE), str(cass), "nvcc", "-c", "k.cu", "-o", f"{name}.o"], src, env))
+    stats = ok(run([str(CCACHE), "--print-stats"], project, env))
+    assert "preprocessed_cache_hit\t1" in stats
+    assert code_object_archs(src / "two.o") == {"gfx90a", "gfx1030"}
+    assert os.path.getsize(src / "one.o") == os.path.getsize(src / "two.o")
+
+
+def test_the_docs_hold_the_flag_table() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "zero-edit.md").read_text()
+    start = text.index("<!-- flag table: begin -->\n") + len("<!-- flag table: begin -->\n")
+    assert text[start : text.index("<!-- flag table: end -->")] == flags.markdown_table()
