@@ -376,3 +376,71 @@ def test_the_docs_hold_the_flag_table() -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "zero-edit.md").read_text()
     start = text.index("<!-- flag table: begin -->\n") + len("<!-- flag table: begin -->\n")
     assert text[start : text.index("<!-- flag table: end -->")] == flags.markdown_table()
+
+
+def test_xcompiler_lists_are_unquoted_as_nvcc_reads_them() -> None:
+    # FindCUDA's run_nvcc.cmake passes `-Xcompiler ,"-g"`.
+    assert parse(["-Xcompiler", ',"-g",-O2,', "-c", "k.cu"]).hip_flags == ["-g", "-O2"]
+
+
+# -- a ROCm that has retired hipcc: amdclang++ is the HIP compiler -------------------
+
+DEBIAN_HIP = Path("/usr/include/hip/hip_version.h")
+DEBIAN_CLANG = next(iter(sorted(Path("/usr/lib").glob("llvm-*/bin/clang++"), reverse=True)), None)
+DEBIAN_BITCODE = Path("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode")
+
+
+@pytest.fixture
+def rocm_without_hipcc(tmp_path: Path) -> Path:
+    """A ROCm tree laid out as newer releases are (llvm/bin/amdclang++, no bin/hipcc),
+    made of Debian's ROCm 5.2 pieces: clang, HIP headers, device libraries, runtime."""
+    if DEBIAN_CLANG is None or not DEBIAN_HIP.is_file() or not DEBIAN_BITCODE.is_dir():
+        pytest.skip("needs Debian's clang, HIP headers and device libraries")
+    root = tmp_path / "rocm"
+    (root / "llvm" / "bin").mkdir(parents=True)
+    (root / "llvm" / "bin" / "amdclang++").symlink_to(DEBIAN_CLANG)
+    (root / "include").mkdir()
+    (root / "include" / "hip").symlink_to(DEBIAN_HIP.parent)
+    (root / "amdgcn").mkdir()
+    (root / "amdgcn" / "bitcode").symlink_to(DEBIAN_BITCODE)
+    (root / "lib").mkdir()
+    for lib in Path("/usr/lib/x86_64-linux-gnu").glob("libamdhip64.so*"):
+        (root / "lib" / lib.name).symlink_to(lib)
+    return root
+
+
+def test_discovery_finds_amdclang_where_hipcc_is_retired(rocm_without_hipcc: Path) -> None:
+    from cass_build.pipeline.toolchain import find_clang
+
+    tc = find_clang((rocm_without_hipcc,))
+    assert tc is not None and tc.driver == "clang"
+    assert tc.hipcc == rocm_without_hipcc / "llvm" / "bin" / "amdclang++"
+    assert tc.rocm_path == rocm_without_hipcc and tc.layout == "rocm"
+    assert tc.compile_flags() == [
+        f"--rocm-path={rocm_without_hipcc}",
+        f"--rocm-device-lib-path={rocm_without_hipcc / 'amdgcn' / 'bitcode'}",
+    ]
+
+
+def test_discovery_finds_debian_clang_without_hipcc() -> None:
+    from cass_build.pipeline.toolchain import find_clang
+
+    if DEBIAN_CLANG is None or not DEBIAN_HIP.is_file():
+        pytest.skip("needs Debian's clang and HIP headers")
+    tc = find_clang(())
+    assert tc is not None and tc.driver == "clang" and tc.layout == "debian"
+    assert tc.rocm_path == Path("/usr")
+
+
+@pytest.mark.slow
+def test_the_driver_builds_with_amdclang(rocm_without_hipcc: Path, tmp_path: Path) -> None:
+    clang = rocm_without_hipcc / "llvm" / "bin" / "amdclang++"
+    env = build_env(CASS_ARCHS=ARCHS, CASS_HIPCC=str(clang), CASS_CACHE_DIR=str(tmp_path / "c"))
+    (tmp_path / "k.cu").write_text(KERNEL.replace('"../common/helper.cuh"', '"helper.cuh"'))
+    (tmp_path / "helper.cuh").write_text(HELPER)
+    out = ok(nvcc("-v", "-c", "k.cu", "-o", "k.o", cwd=tmp_path, env=env))
+    assert f"{clang} --rocm-path={rocm_without_hipcc}" in out
+    assert code_object_archs(tmp_path / "k.o") == {"gfx90a", "gfx1030"}
+    out = ok(nvcc("-v", "k.o", "-o", "k", cwd=tmp_path, env=env))
+    assert f"#$ {clang} --hip-link" in out
+    assert archs_in(tmp_path / "k") == {"gfx90a", "gfx1030"}

@@ -206,7 +206,10 @@ def _language(path: Path, forced: str) -> str:
 
 
 def _split(value: str) -> list[str]:
-    return [v for v in value.split(",") if v]
+    """A comma-separated list (``-Xcompiler ,"-g",-O2``): items unquoted, empty ones
+    dropped, as nvcc reads them (FindCUDA passes quoted items)."""
+    items = (v.strip() for v in value.split(","))
+    return [v[1:-1] if len(v) > 1 and v[0] == v[-1] == '"' else v for v in items if v]
 
 
 def parse(argv: list[str]) -> Invocation:

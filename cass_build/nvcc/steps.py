@@ -115,6 +115,8 @@ def _cuda_options(
     flags = [_hip_include(), *system_flags(inv), *inv.hip_flags]
     if inv.rdc:
         flags.append("-fgpu-rdc")
+    if inv.shared and inv.mode == "link" and "-fPIC" not in flags:
+        flags.append("-fPIC")  # compiled and linked into a shared library in one step
     given: dict[str, Any] = {
         "archs": ctx.archs,
         "include_dirs": include_dirs(inv),
@@ -396,11 +398,19 @@ def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
     argv += [f for f in inv.hip_flags if not f.startswith(("-I", "-D", "-U"))]
     if inv.shared:
         argv.append("-shared")
+    if inv.verbose:
+        argv.append("-v")  # the linker's own line: CMake reads implicit link dirs from it
+    stand_in = toolkit_root() / "lib64"
+    if stand_in.is_dir():
+        # Its libcudart.so and friends are linker scripts for the HIP runtime.
+        argv.append(f"-L{stand_in}")
     argv += [*link_arguments(inv, objects), "-o", str(output)]
     if ctx.dry:
         ctx.show(["hipcc", *argv])
         return
     tc = ctx.toolchain()
+    if tc.driver == "clang":  # hipcc's own link flags, where hipcc is retired
+        argv = ["--hip-link", *tc.compile_flags(), *argv]
     full = [str(tc.hipcc), *argv]
     ctx.show(full)
     done = run(full, env=tc.env(), capture=False, timeout=None)

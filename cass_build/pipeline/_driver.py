@@ -179,6 +179,8 @@ def compile_command(
 ) -> Command:
     """What to run for ``hipcc *args``: clang with hipcc's flags where that is known to be
     the command hipcc runs, else hipcc. ``source`` and ``output`` index ``args``."""
+    if toolchain.driver == "clang":  # no hipcc to ask: clang with the tree's paths
+        return [str(toolchain.hipcc), *toolchain.compile_flags(), *args], "clang"
     hipcc: Command = ([str(toolchain.hipcc), *args], "hipcc")
     if environment().direct_clang == "0":
         return hipcc

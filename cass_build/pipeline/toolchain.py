@@ -24,6 +24,7 @@ __all__ = [
     "arch_from_env",
     "cuda_roots",
     "default_archs",
+    "find_clang",
     "find_hip",
     "find_nvcc",
     "find_program",
@@ -55,6 +56,9 @@ class HipToolchain:
     layout: Literal["rocm", "debian"]
     version: tuple[int, int, int]
     device_lib_dir: Path | None
+    driver: Literal["hipcc", "clang"] = "hipcc"
+    """``clang``: ``hipcc`` is a clang driver (amdclang++, clang++) of a ROCm that has
+    retired hipcc; it is run with :meth:`compile_flags` and ``-x hip`` itself."""
 
     @property
     def version_text(self) -> str:
@@ -69,7 +73,10 @@ class HipToolchain:
 
     def compile_flags(self) -> list[str]:
         """Flags clang needs to find this HIP tree (hipcc finds it by itself)."""
-        return [f"--rocm-path={self.rocm_path}"]
+        flags = [f"--rocm-path={self.rocm_path}"]
+        if self.driver == "clang" and self.device_lib_dir is not None:
+            flags.append(f"--rocm-device-lib-path={self.device_lib_dir}")
+        return flags
 
     def fingerprint(self) -> str:
         """Changes when the compiler or its headers change: part of every cache key."""
@@ -124,10 +131,12 @@ def _device_libs(root: Path) -> Path | None:
 
 @functools.cache
 def find_hip() -> HipToolchain | None:
-    """The HIP toolchain: ``$CASS_HIPCC``, a ROCm tree, or ``hipcc`` on ``PATH``."""
-    for hipcc, given in program_candidates(
-        "hipcc", explicit=environment().hipcc, roots=_rocm_roots()
-    ):
+    """The HIP toolchain: ``$CASS_HIPCC``, a ROCm tree, or ``hipcc`` on ``PATH``; where
+    hipcc is retired (newer ROCm), the tree's ``amdclang++``, or Debian's ``clang++``."""
+    explicit = environment().hipcc
+    if explicit and _is_clang(Path(explicit)):
+        return _clang_toolchain(Path(explicit))
+    for hipcc, given in program_candidates("hipcc", explicit=explicit, roots=_rocm_roots()):
         # .../bin/hipcc -> ..., following a symlink into a ROCm tree.
         root = given if given is not None else hipcc.resolve().parent.parent
         version = _read_version(root) or _read_version(Path("/usr"))
@@ -135,6 +144,37 @@ def find_hip() -> HipToolchain | None:
             continue
         layout: Literal["rocm", "debian"] = "debian" if root == Path("/usr") else "rocm"
         return HipToolchain(hipcc, root, layout, version, _device_libs(root))
+    return None if explicit else find_clang(_rocm_roots())
+
+
+def _is_clang(path: Path) -> bool:
+    return "clang" in path.name
+
+
+def _clang_toolchain(clang: Path) -> HipToolchain | None:
+    """A clang driver as the HIP compiler: ``<root>/llvm/bin/amdclang++`` or
+    ``<root>/bin/amdclang++`` of a ROCm tree, or ``/usr/lib/llvm-N/bin/clang++`` (Debian)."""
+    if not _executable(clang):
+        return None
+    parent = clang.parent.parent  # not resolved: amdclang++ is a link into llvm/
+    root = parent.parent if parent.name == "llvm" else parent
+    if _read_version(root) is None and _read_version(Path("/usr")) is not None:
+        root = Path("/usr")  # Debian: clang under /usr/lib/llvm-N, HIP under /usr
+    version = _read_version(root)
+    if version is None:
+        return None
+    layout: Literal["rocm", "debian"] = "debian" if root == Path("/usr") else "rocm"
+    return HipToolchain(clang, root, layout, version, _device_libs(root), driver="clang")
+
+
+def find_clang(roots: Sequence[Path]) -> HipToolchain | None:
+    """The HIP-capable clang of the first ROCm tree that has one (no hipcc found)."""
+    candidates = [r / sub / "amdclang++" for r in roots for sub in ("llvm/bin", "bin")]
+    if Path("/usr/include/hip/hip_version.h").is_file():
+        candidates += sorted(Path("/usr/lib").glob("llvm-*/bin/clang++"), reverse=True)
+    for clang in candidates:
+        if (found := _clang_toolchain(clang)) is not None:
+            return found
     return None
 
 

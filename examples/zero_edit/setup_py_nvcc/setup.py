@@ -10,7 +10,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CUDA_HOME = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
-NVCC = shlex.split(os.environ.get("NVCC") or os.path.join(CUDA_HOME, "bin", "nvcc"))
+NVCC = shlex.split(os.environ.get("NVCC") or str(Path(CUDA_HOME) / "bin" / "nvcc"))
 
 
 class BuildCudaExt(build_ext):
@@ -39,7 +39,7 @@ setup(
             sources=["scaler.cpp", "kernels.cu"],
             include_dirs=["include"],
             libraries=["cudart"],
-            library_dirs=[os.path.join(CUDA_HOME, "lib64")],
+            library_dirs=[str(Path(CUDA_HOME) / "lib64")],
             language="c++",
         )
     ],
