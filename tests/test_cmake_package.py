@@ -60,6 +60,9 @@ def test_installed_files_are_the_checkout() -> None:
     assert (installed / "CASSFunctions.cmake").read_text() == (
         ROOT / "cmake" / "CASSFunctions.cmake"
     ).read_text(), "run: pip install --no-build-isolation -e ."
+    assert (installed / "zero_edit.cmake").read_text() == (
+        ROOT / "cmake" / "zero_edit.cmake"
+    ).read_text(), "run: pip install --no-build-isolation -e ."
     config = (installed / "CASSConfig.cmake").read_text()
     template = (ROOT / "cmake" / "CASSConfig.cmake.in").read_text()
     assert config.startswith(template.split("@PACKAGE_INIT@")[0])

@@ -16,7 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "warp_reduce" / "warp_reduce.cu"
 CMAKE_FILES = {
     f"cass_build/share/cmake/CASS/{name}"
-    for name in ("CASSConfig.cmake", "CASSConfigVersion.cmake", "CASSFunctions.cmake")
+    for name in (
+        "CASSConfig.cmake",
+        "CASSConfigVersion.cmake",
+        "CASSFunctions.cmake",
+        "zero_edit.cmake",
+    )
 }
 
 
@@ -72,9 +77,19 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
         and n not in CMAKE_FILES
         and n not in model_files
         and n not in headers
-        and not n.startswith(("cass_build/data/", "cass_build/_core"))
+        and not n.startswith(("cass_build/data/", "cass_build/_core", "cass_build/toolkit/"))
     }
     assert not unexpected, unexpected
+    toolkit = {
+        f"cass_build/{p.relative_to(ROOT / 'cass_build').as_posix()}"
+        for p in (ROOT / "cass_build" / "toolkit").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != ".python"
+    }
+    assert toolkit <= package, sorted(toolkit - package)[:5]
+    assert "cass_build/toolkit/bin/.python" not in package
+    # bin/nvcc is run by path (CMake, make): the executable bit must survive the wheel.
+    mode = zipfile.ZipFile(wheel).getinfo("cass_build/toolkit/bin/nvcc").external_attr >> 16
+    assert mode & 0o111, oct(mode)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(entry).decode()
     assert "cass = cass_build.__main__:main" in entry_points
@@ -99,6 +114,40 @@ def test_clean_install_translates(wheel: Path, tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "hipMalloc" in out.read_text() and "[cass-shfl-offset]" in run.stderr
+
+
+@pytest.mark.slow
+def test_clean_install_runs_the_stand_in_nvcc_unactivated(wheel: Path, tmp_path: Path) -> None:
+    """The wheel layout names the interpreter: bin/nvcc needs no activated venv and
+    writes no record beside itself."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = str(env_dir / "bin" / "python")
+    pip = [python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
+    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    env_out = subprocess.run(
+        [python, "-m", "cass_build", "env"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
+    cudacxx = next(w for w in env_out.split() if w.startswith("CUDACXX="))
+    nvcc = Path(cudacxx.removeprefix("CUDACXX="))
+    assert str(env_dir) in str(nvcc)
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    version = subprocess.run(
+        [str(nvcc), "--version"],
+        capture_output=True,
+        text=True,
+        env=bare,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert version.returncode == 0, version.stderr
+    assert "V12.8.0" in version.stdout
+    assert not (nvcc.parent / ".python").exists()
 
 
 @pytest.mark.slow

@@ -27,6 +27,7 @@ SUBCOMMANDS = (
     "cass_build.runcheck.compare",
     "cass_build.cli.bench",
     "cass_build.cli.tables",
+    "cass_build.cli.env",
     "cass_build.asm.cli",
     "cass_build.cli.nvcc",
 )
