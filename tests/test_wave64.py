@@ -333,3 +333,55 @@ def test_proof_programs_on_the_gpu(path: Path, tmp_path: Path) -> None:
         naive = tmp_path / f"{path.stem}.naive.hip"
         naive.write_bytes(_naive(path, (7, 1)))
         assert not compare(path, naive, workdir=tmp_path / "naive", wave=64).passed
+
+
+_UNIT_A = """#include <hip/hip_runtime.h>
+__device__ int votes(int v);
+__global__ void first(int* o) {
+    o[threadIdx.x] = votes(__shfl_xor(o[threadIdx.x], 1)) + __lane_id();
+    __syncthreads();
+}
+int main() { return 0; }
+"""
+_UNIT_B = """#include <hip/hip_runtime.h>
+__device__ int votes(int v) { return __any(v) + (__ballot(v > 2) >> 32) + __all(v); }
+__global__ void second(int* o) {
+    o[threadIdx.x] = __shfl_down_sync(0xffffffffffffffffull, o[threadIdx.x], 1);
+    __syncthreads();
+}
+"""
+
+
+@needs_nvcc
+def test_programs_of_several_units_link_in_wave64_mode(tmp_path: Path) -> None:
+    """Every definition in the layer's headers may be included by several translation
+    units: two units, one calling the other's device function (relocatable device code,
+    -dc, through the convergent build, then nvcc's device link), and the same two in one
+    nvcc command as built with independent scheduling, both link."""
+    from cass_build.runcheck.hip_on_cuda import include_flags
+    from cass_build.runcheck.wave64 import build_convergent
+
+    units = []
+    for name, text in (("a", _UNIT_A), ("b", _UNIT_B)):
+        (tmp_path / f"{name}.hip").write_text(text)
+        units.append(tmp_path / f"{name}.hip")
+    base = [str(NVCC), "-std=c++17", "-arch=sm_90", *nvcc_flags(64, units[0]), *include_flags()]
+
+    def device_object(unit: Path) -> str:
+        cmd = [*base, "-dc", "-x", "cu", str(unit), "-o", str(unit.with_suffix(".o"))]
+        done = build_convergent(cmd, tmp_path / f"keep-{unit.stem}")
+        assert done is not None and done.returncode == 0, done and done.stdout + done.stderr
+        return str(unit.with_suffix(".o"))
+
+    def whole() -> subprocess.CompletedProcess[str]:
+        cmd = [*base, "-rdc=true", "-x", "cu", *map(str, units), "-o", str(tmp_path / "whole")]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        objects = list(pool.map(device_object, units))
+        plain = pool.submit(whole).result()
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    link = [str(NVCC), "-arch=sm_90", *objects, "-o", str(tmp_path / "linked")]
+    linked = subprocess.run(link, capture_output=True, text=True, timeout=600, check=False)
+    assert linked.returncode == 0, linked.stderr[-2000:]
+    assert "Multiple definition" not in linked.stderr

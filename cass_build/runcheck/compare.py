@@ -418,16 +418,15 @@ def compare(
     if nvcc is None:
         msg = f"{cuda_source}: cannot compare: nvcc not found (an NVIDIA GPU needs CUDA's nvcc)"
         raise ToolchainError(msg, hint=_CUDA_HINT)
-    from .hip_on_cuda import layer_dir
+    from .hip_on_cuda import include_flags
 
-    layer = layer_dir()
     base = [str(nvcc), "-std=c++17", f"-arch={_nvidia_arch()}"]
     cuda_cmd = [*base, *_includes(include_dirs), str(cuda_source)]
     cuda_cmd += ["-o", str(workdir / "cuda.exe"), *link]
     from .wave64 import nvcc_flags
 
     waves = nvcc_flags(wave, Path(hip_source), include_dirs, nvcc)
-    hip_cmd = [*base, *waves, "-I", str(layer), *_includes(include_dirs)]
+    hip_cmd = [*base, *waves, *include_flags(), *_includes(include_dirs)]
     hip_cmd += ["-x", "cu", str(hip_source)]
     hip_cmd += ["-o", str(workdir / "hip.exe"), *link]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -459,8 +458,10 @@ def _compare_amd(
         msg = f"{hip_source}: cannot compare: hipcc not found (the AMD GPU needs ROCm's HIP)"
         raise ToolchainError(msg, hint=install_hint())
     gfx = _amd_gfx() or "native"
+    from .. import include_dir
+
     cmd = [str(tc.hipcc), *tc.compile_flags(), f"--offload-arch={gfx}", "-std=c++17"]
-    cmd += [*_includes(include_dirs), str(hip_source), "-o", str(workdir / "hip.exe"), *link]
+    cmd += ["-I", include_dir(), *_includes(include_dirs), str(hip_source), "-o", str(workdir / "hip.exe"), *link]
     env = tc.env()
     hip = _build("hip", cmd, env, max(timeout, 600.0))
     if hip.built:

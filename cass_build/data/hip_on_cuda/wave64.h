@@ -154,7 +154,9 @@ __device__ __forceinline__ unsigned block_tag() {
     return static_cast<unsigned>(h) | 1u;
 }
 
-__device__ __noinline__ void stuck(const char* what, unsigned site, bool speak) {
+// inline: one definition in a program of several translation units (host stub and
+// device code alike); __noinline__ keeps the printf out of every wave operation.
+__device__ inline __noinline__ void stuck(const char* what, unsigned site, bool speak) {
     if (speak)
         printf(
             "CASS wave64: block (%u,%u,%u) thread (%u,%u,%u): %s (line %u); the wave "
@@ -225,9 +227,10 @@ struct trace_event {
     u64 clock, crew, arrived, pending, absent, participants, barrier, readers;
     unsigned kind, block, wave, site, phase, polls, quiet, pad;
 };
-__device__ trace_event* trace_log;
-__device__ unsigned* trace_count;
-__device__ unsigned* trace_where;  // per thread of the launch: site << 4 | step, last passed
+// inline variables: one of each in a program of several translation units
+__device__ inline trace_event* trace_log;
+__device__ inline unsigned* trace_count;
+__device__ inline unsigned* trace_where;  // per thread of the launch: site << 4 | step, last passed
 
 __device__ inline void mark(unsigned site, unsigned step) {
     if (trace_where == nullptr) return;
