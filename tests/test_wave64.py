@@ -385,3 +385,32 @@ def test_programs_of_several_units_link_in_wave64_mode(tmp_path: Path) -> None:
     linked = subprocess.run(link, capture_output=True, text=True, timeout=600, check=False)
     assert linked.returncode == 0, linked.stderr[-2000:]
     assert "Multiple definition" not in linked.stderr
+
+
+@needs_nvcc
+def test_bench_builds_every_mode_without_a_gpu(tmp_path: Path) -> None:
+    """`cass bench --build-only --wave 32,64 --warp native`: the original and the translation
+    in both wave modes built through the layer, nothing run, the mode in the report."""
+    import json
+
+    program = tmp_path / "programs" / "vote"
+    program.mkdir(parents=True)
+    (program / "manifest.toml").write_text('domain = "warp"\n')
+    (program / "main.cu").write_text(
+        "#include <cstdio>\n#include <cuda_runtime.h>\n"
+        "__global__ void k(unsigned* o) {\n"
+        "    unsigned b = __ballot_sync(0xffffffffu, threadIdx.x & 1);\n"
+        "    o[threadIdx.x] = __shfl_xor_sync(0xffffffffu, b, 1);\n}\n"
+        "int main() {\n    unsigned* o;\n    cudaMalloc(&o, 256);\n    k<<<1, 64>>>(o);\n"
+        '    printf("VERDICT: PASS %d\\n", (int)cudaDeviceSynchronize());\n    return 0;\n}\n'
+    )
+    out = tmp_path / "out"
+    args = ["bench", str(program.parent), "--wave", "32,64", "--build-only", "--warp", "native"]
+    args += ["--out", str(out), "--name", "b", "-j", "1", "--offload-arch", "gfx90a"]
+    assert main(args) == 0
+    doc = json.loads((out / "b.json").read_text())
+    assert doc["warp"] == "native" and doc["build_only"] is True
+    (row,) = doc["rows"]
+    assert row["translated"] and row["executed"] is None, row
+    assert row["run_note"] == "both built; not run (build only)"
+    assert row["wave64"]["executed"] is None and row["wave64"]["scheduling"] == "convergent"

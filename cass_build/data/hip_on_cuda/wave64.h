@@ -355,6 +355,10 @@ __device__ inline u64 waiting_later(const wave_record* w, u64 pending, unsigned 
     return later;
 }
 
+// Reads of the record's version between two turns of the lock while a crew waits.
+#ifndef CASS_WAVE64_PEEKS
+#define CASS_WAVE64_PEEKS 8u
+#endif
 // Lanes of a warp with a crew in the gathering wait for its other lanes this long before
 // taking them as absent: a warp split by the scheduler meets again within microseconds,
 // and lanes parked at the end of a branch wait for this crew and never come.
@@ -370,6 +374,7 @@ struct gathering {
     unsigned tag;
     unsigned site;
     u64 participants;
+    bool solo;  // the other half is not waited for: a gathering of this crew alone (alone())
 
     // The value of wave lane `src`, 0 where that lane did not take part (as ds_bpermute
     // reads 0 from an inactive lane).
@@ -407,6 +412,35 @@ __device__ inline party named(u64 lanes) {
     return party{__activemask() & ~own, ~0ull, false};
 }
 
+// Whether the crew is its warp's whole part of the operation: in convergent builds always; in
+// independent ones for a `_sync` operation's named lanes (party).
+__device__ __forceinline__ bool whole_part(const party& who) {
+    return CASS_WAVE64_CONVERGENT_ || who.named;
+}
+
+// Whether a gathering of `c` may skip the record: the crew is its warp's whole part, and
+// every lane of the other half the operation would wait for does not exist (a partial last
+// wave, a block of 32 threads), waits in __syncthreads() (which it cannot leave before this
+// warp arrives there too), or was found absent (it returned, or is in a branch without wave
+// operations) and has not shown up since. Such a gathering could only close with this crew
+// alone, so the values go through the crew's own warp (a __syncwarp, no lock): a reduction
+// under `if (threadIdx.y == 0)` or a loop of __any() that one half runs costs what it costs
+// natively, instead of a round trip through the record at every call. A lane that shows up
+// again clears its absent mark under the lock, and this crew's next operation sees it and
+// gathers. The crew's own lanes must not be marked absent: the protocol clears such marks.
+__device__ inline bool alone(const crew& c, const place& p, const party& who,
+                             const wave_record* w, unsigned tag) {
+    const u64 other = ~(0xffffffffull << (32u * p.half));
+    const u64 needed = other & p.existing & who.expect;
+    if (needed == 0) return true;
+    bool solo = false;
+    if (c.lead() && peek(w->tag) == tag) {
+        const u64 absent = peek(w->absent);
+        solo = (needed & ~(absent | peek(w->barrier))) == 0 && (absent & c.lanes) == 0;
+    }
+    return __shfl_sync(c.mask, solo ? 1 : 0, c.leader) != 0;  // one decision for the crew
+}
+
 __device__ inline gathering gather(unsigned site, const party& who, unsigned value) {
     const place p = where();
     gathering g;
@@ -426,6 +460,15 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
     g.site = site & 0xffffu;
     const crew& c = g.c;
     const unsigned me = 32u * p.half + p.lane;
+    g.solo = whole_part(who) && alone(c, p, who, g.w, g.tag);
+    if (g.solo) {
+        // Lanes of this half are read in no open or closed gathering: the other half is
+        // in none, and this crew finished its last.
+        poke(g.w->value[me], value);
+        __syncwarp(c.mask);
+        g.participants = c.lanes;
+        return g;
+    }
     CASS_WAVE64_MARK(g.site, 1u);
     bool registered = false;
     unsigned quiet = 0;
@@ -510,10 +553,19 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
             return g;
         }
         c.pause(polls, g.site);
+        // Until someone changes the record, its lock is not worth taking: a few reads of the
+        // version (each poll of the patience then lasts a little longer, never less), so
+        // that a crew arriving to close the gathering finds the lock free.
+        for (unsigned peeks = 0; peeks < CASS_WAVE64_PEEKS; ++peeks)
+            if (__shfl_sync(c.mask, peek(g.w->version), c.leader) != last) break;
     }
 }
 
 __device__ inline void finish(const gathering& g) {
+    if (g.solo) {
+        __syncwarp(g.c.mask);  // every lane has read before any writes its next value
+        return;
+    }
     CASS_WAVE64_MARK(g.site, 3u);
     acquire(g.c, g.w, g.tag, g.site);
     snapshot r = read(g.w, g.tag);
@@ -537,16 +589,36 @@ __device__ inline void finish(const gathering& g) {
     CASS_WAVE64_MARK(g.site, 5u);
 }
 
-// The value of `var` in lane `src64` of the wave (0 where that lane is inactive).
+// The value of `var` in lane `src64` of the wave (0 where that lane is inactive). `within`:
+// the operation's arguments keep every lane's source in the caller's half (a width of at most
+// 32, below), so the other half's values are not needed: the two halves are two real warps,
+// and the crew, its warp's whole part, shuffles through NVIDIA's own instruction.
 template <class T>
-__device__ inline T fetch(unsigned site, const party& who, T var, unsigned src64) {
+__device__ inline T fetch(unsigned site, const party& who, T var, unsigned src64, bool within) {
     static_assert(sizeof(T) <= 8, "HIP-on-CUDA wave64: shuffles move at most 8 bytes");
     unsigned in[2] = {0u, 0u};
     unsigned out[2] = {0u, 0u};
     memcpy(in, &var, sizeof(T));
+    if (whole_part(who) && within) {
+        const unsigned src = src64 & 31u;
+        const bool active = (who.mask >> src) & 1u;  // an inactive lane reads 0 (ds_bpermute)
+        for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
+            const unsigned got = __shfl_sync(who.mask, in[k], static_cast<int>(src));
+            out[k] = active ? got : 0u;
+        }
+        T result;
+        memcpy(&result, out, sizeof(T));
+        return result;
+    }
     for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
         const gathering g = gather(site, who, in[k]);
-        out[k] = g.read(src64 & 63u);
+        if (g.solo) {
+            const unsigned src = src64 & 63u;
+            const unsigned got = __shfl_sync(g.c.mask, in[k], static_cast<int>(src & 31u));
+            out[k] = ((g.participants >> src) & 1ull) ? got : 0u;
+        } else {
+            out[k] = g.read(src64 & 63u);
+        }
         finish(g);
     }
     T result;
@@ -572,6 +644,18 @@ __device__ __forceinline__ unsigned src_xor(int self, int lane_mask, int width) 
     return static_cast<unsigned>(index >= ((self + width) & ~(width - 1)) ? self : index);
 }
 
+// Whether a shuffle's arguments keep every source lane in the caller's half, by HIP's formulas
+// above: a power-of-two width of at most 32 (`__shfl(v, s, 32)`, CUDA's logical warps), and
+// for __shfl_up/__shfl_down a delta that is not negative as an int, for __shfl_xor a lane
+// mask below the width (a larger one reaches lanes of lower segments, the other half's
+// among them). One decision for the crew, since its lanes must shuffle together.
+__device__ __forceinline__ bool narrow(int width) {
+    return width > 0 && width <= 32 && (width & (width - 1)) == 0;
+}
+__device__ __forceinline__ bool in_half(const party& who, bool within) {
+    return whole_part(who) && __all_sync(who.mask, within) != 0;
+}
+
 struct votes {
     u64 ballot;
     u64 active;
@@ -580,8 +664,12 @@ struct votes {
 __device__ inline votes vote(unsigned site, const party& who, int predicate) {
     const gathering g = gather(site, who, predicate != 0);
     votes v = {0ull, g.participants};
-    for (unsigned l = 0; l < 64; ++l)
-        if (g.read(l)) v.ballot |= 1ull << l;
+    if (g.solo) {
+        v.ballot = static_cast<u64>(__ballot_sync(g.c.mask, predicate)) << (32u * g.c.half);
+    } else {
+        for (unsigned l = 0; l < 64; ++l)
+            if (g.read(l)) v.ballot |= 1ull << l;
+    }
     finish(g);
     return v;
 }
@@ -638,42 +726,54 @@ struct at {
 
     template <class T>
     __device__ T shfl(T var, int src_lane, int width = 64) const {
-        return fetch(site, maskless(), var, src_shfl(static_cast<int>(lane64()), src_lane, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_shfl(static_cast<int>(lane64()), src_lane, width),
+                     in_half(who, narrow(width)));
     }
     template <class T>
     __device__ T shfl_up(T var, unsigned delta, int width = 64) const {
-        return fetch(site, maskless(), var, src_up(static_cast<int>(lane64()), delta, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_up(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class T>
     __device__ T shfl_down(T var, unsigned delta, int width = 64) const {
-        return fetch(site, maskless(), var, src_down(static_cast<int>(lane64()), delta, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_down(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class T>
     __device__ T shfl_xor(T var, int lane_mask, int width = 64) const {
-        return fetch(site, maskless(), var, src_xor(static_cast<int>(lane64()), lane_mask, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_xor(static_cast<int>(lane64()), lane_mask, width),
+                     in_half(who, narrow(width) && (lane_mask & ~(width - 1)) == 0));
     }
 
     // HIP 7's _sync forms compute over the active lanes whatever the mask
     // (amd_warp_sync_functions.h); the mask says whom the emulation waits for (party).
     template <class M, class T>
     __device__ T shfl_sync(M mask, T var, int src_lane, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_shfl(static_cast<int>(lane64()), src_lane, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_shfl(static_cast<int>(lane64()), src_lane, width),
+                     in_half(who, narrow(width)));
     }
     template <class M, class T>
     __device__ T shfl_up_sync(M mask, T var, unsigned delta, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_up(static_cast<int>(lane64()), delta, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_up(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class M, class T>
     __device__ T shfl_down_sync(M mask, T var, unsigned delta, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_down(static_cast<int>(lane64()), delta, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_down(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class M, class T>
     __device__ T shfl_xor_sync(M mask, T var, int lane_mask, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_xor(static_cast<int>(lane64()), lane_mask, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_xor(static_cast<int>(lane64()), lane_mask, width),
+                     in_half(who, narrow(width) && (lane_mask & ~(width - 1)) == 0));
     }
 
     __device__ u64 ballot(int predicate) const { return vote(site, maskless(), predicate).ballot; }
