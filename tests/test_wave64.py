@@ -414,3 +414,35 @@ def test_bench_builds_every_mode_without_a_gpu(tmp_path: Path) -> None:
     assert row["translated"] and row["executed"] is None, row
     assert row["run_note"] == "both built; not run (build only)"
     assert row["wave64"]["executed"] is None and row["wave64"]["scheduling"] == "convergent"
+
+
+_LOGICAL = """#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void k(unsigned* o) {
+    int v = static_cast<int>(threadIdx.x);
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    const unsigned b = __ballot_sync(0xffffffffu, threadIdx.x & 1);
+    o[threadIdx.x] = b + (threadIdx.x % warpSize) + __shfl_xor_sync(0xffffffffu, v, 1);
+}
+int main() { return 0; }
+"""
+
+
+@needs_nvcc
+def test_logical_warps_build_in_wave64_mode(layer: Path, tmp_path: Path) -> None:
+    """A `--warp cuda` translation builds through the layer in wave64 mode with convergent
+    warps, <cass/warp.h> found in the package's include dir (its __lane_id, 64-bit __ballot
+    and width-32 __shfl are the layer's)."""
+    source = tmp_path / "logical.cu"
+    source.write_text(_LOGICAL)
+    hip = tmp_path / "logical.hip"
+    hip.write_bytes(translate_file(source, options=Settings(warp="cuda")).data)
+    cmd = _wave64_command(layer, hip, tmp_path / "logical")
+    from cass_build import include_dir
+
+    cmd[cmd.index("-x") : cmd.index("-x")] = ["-I", include_dir()]
+    if b"<cass/warp.h>" not in hip.read_bytes():
+        pytest.skip("this checkout's rules do not route warp operations through <cass/warp.h>")
+    record = build_translation(cmd, 64, tmp_path / "work", 600.0)
+    assert record.built, record.build_output
+    assert record.scheduling == "convergent"
