@@ -4,8 +4,10 @@ One run, through the existing machinery (``cass bench``'s :func:`run_bench`, ben
 
 1. every bench program (bench/programs), translated in ``--warp cuda`` and in ``--warp native``
    mode, each translation run in the layer's wave32 and wave64 modes against the CUDA original;
-2. the self-checking warp and PTX programs (bench/warp_programs, bench/ptx_programs: program
-   folders with main.cu and manifest.toml, or loose .cu files), the same way;
+2. bench/warp_cost (what warp operations cost the emulation: votes one half of a wave runs
+   alone, votes and shuffles in every lane), and the self-checking warp and PTX programs
+   (bench/warp_programs, bench/ptx_programs: program folders with main.cu and manifest.toml,
+   or loose .cu files), the same way;
 3. the wave64 proof programs (tests/fixtures/wave64) as bench/wave64.py designs them: CASS's
    translation agrees in both wave modes, the hazard programs' naive one differs in wave64.
 
@@ -44,6 +46,7 @@ SETS = {
     "bench": ROOT / "bench" / "programs",
     "warp": ROOT / "bench" / "warp_programs",
     "ptx": ROOT / "bench" / "ptx_programs",
+    "cost": ROOT / "bench" / "warp_cost",
 }
 #: A program "uses warp operations" when its CUDA source calls one of these (or PTX's).
 WARP_OPS = re.compile(
@@ -135,6 +138,9 @@ def _cells(row: dict[str, Any], build_only: bool) -> dict[str, Any]:
         "wave64_note": w64.get("run_note", ""),
         "wave64_seconds": w64.get("hip_seconds"),
         "scheduling": w64.get("scheduling", ""),
+        "cuda_timings": (row.get("timings") or {}).get("cuda", []),
+        "wave32_timings": (row.get("timings") or {}).get("hip", []),
+        "wave64_timings": w64.get("timings", []),
     }
 
 
@@ -295,6 +301,19 @@ def _markdown(doc: dict[str, Any]) -> str:
         lines.append(
             _row([r["set"], r["program"], r["warp_ops"], *marks, *map(ratios.get, keys), note])
         )
+    timed = [r for r in doc["programs"] if any(r.get(m, {}).get("wave32_timings") for m in MODES)]
+    if timed:
+        lines += ["", "## Kernel times the programs measured", ""]
+        for r in timed:
+            lines.append(f"`{r['program']}`:")
+            lines.append("")
+            cuda = r.get("cuda") or r.get("native") or {}
+            lines += [f"- CUDA original: {'; '.join(cuda.get('cuda_timings', []))}"]
+            for m in MODES:
+                for w in ("wave32", "wave64"):
+                    if found := r.get(m, {}).get(f"{w}_timings"):
+                        lines.append(f"- `--warp {m}` {w}: {'; '.join(found)}")
+            lines.append("")
     if doc.get("skipped"):
         lines += ["", "## Not run", ""] + [f"- {s}" for s in doc["skipped"]]
     return "\n".join(lines) + "\n"
@@ -348,14 +367,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--part",
         action="append",
-        choices=("bench", "warp", "ptx", "wave64"),
+        choices=("bench", "cost", "warp", "ptx", "wave64"),
         default=[],
         help="run only these parts (default: all)",
     )
     parser.add_argument("--budget", type=float, default=480.0, help="seconds; later parts skipped")
     parser.add_argument("--install", default="", help="how CASS was installed (for the report)")
     args = parser.parse_args(argv)
-    parts = args.part or ["bench", "warp", "ptx", "wave64"]
+    parts = args.part or ["bench", "cost", "warp", "ptx", "wave64"]
     out: Path = args.out.resolve()
     work = (args.work or out / "work").resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -370,8 +389,9 @@ def main(argv: list[str] | None = None) -> int:
     # they are expected to fail there in wave64). A part that would start past the budget is
     # skipped and listed; the report is rewritten after every part, so that a run stopped
     # from outside leaves what it did.
-    plan = [("bench", "cuda"), ("bench", "native"), ("warp", "cuda"), ("ptx", "cuda"),
-            ("wave64", ""), ("warp", "native"), ("ptx", "native")]  # fmt: skip
+    plan = [("bench", "cuda"), ("bench", "native"), ("cost", "cuda"), ("cost", "native"),
+            ("warp", "cuda"), ("ptx", "cuda"), ("wave64", ""), ("warp", "native"),
+            ("ptx", "native")]  # fmt: skip
     docs: dict[str, dict[str, dict[str, Any]]] = {}
     roots: dict[str, Path] = {}
     proof: dict[str, Any] | None = None

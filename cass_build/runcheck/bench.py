@@ -433,6 +433,12 @@ def _compare(
     )
 
 
+def _timings(stdout: str) -> list[str]:
+    """The ``time:`` lines a program prints (kernel times it measured itself), which runs
+    need not agree on and the report keeps beside the wall times."""
+    return [line.strip() for line in stdout.splitlines() if line.startswith("time:")][:20]
+
+
 def _run_both(
     program: Program, hip_source: Path, row: Row, runs: int, work: Path, build_only: bool = False
 ) -> None:
@@ -445,6 +451,9 @@ def _run_both(
     row.hip_verdict = " ".join(result.hip.verdicts)
     row.executed = result.passed
     row.run_note = "" if result.passed else result.reason
+    printed = {"cuda": _timings(result.cuda.stdout), "hip": _timings(result.hip.stdout)}
+    if any(printed.values()):
+        row.extra["timings"] = printed
     if not result.passed or result.cuda.seconds is None or result.hip.seconds is None:
         return
     cuda_times, hip_times = [result.cuda.seconds], [result.hip.seconds]
@@ -484,6 +493,7 @@ def _run_wave64(
         "hip_seconds": result.hip.seconds,
         "hip_verdict": " ".join(result.hip.verdicts),
         "scheduling": result.hip.scheduling,
+        **({"timings": t} if (t := _timings(result.hip.stdout)) else {}),
     }
 
 
@@ -883,6 +893,7 @@ def _row_document(r: Row) -> dict[str, Any]:
         "hip_verdict": r.hip_verdict,
         "translate_seconds": round(r.translate_seconds, 4),
         **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
+        **({"timings": r.extra["timings"]} if "timings" in r.extra else {}),
         **({"resources": r.extra["resources"]} if "resources" in r.extra else {}),
     }
 
