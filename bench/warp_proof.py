@@ -321,6 +321,9 @@ def _markdown(doc: dict[str, Any]) -> str:
 
 def _proof(args: argparse.Namespace, out: Path, work: Path) -> dict[str, Any]:
     """bench/wave64.py's runs, in this process (its CUDA builds shared with the rest)."""
+    from cass_build.runcheck.compare import set_parallel_runs
+
+    set_parallel_runs(args.parallel_runs)
     wave64 = _load_wave64()
     translated = work / "wave64-translated"
     versions = ["7.1", "5.2"]

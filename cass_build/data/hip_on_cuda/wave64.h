@@ -97,6 +97,10 @@ struct wave_record {
                        // but for __activemask(), evaluated before the operation it is
                        // an argument of (`__shfl_sync(__activemask(), ...)`)
     unsigned version;  // bumped by every change: a waiting crew's patience restarts
+    unsigned beat;     // bumped, without the lock, by a crew that skips the record (alone())
+                       // while lanes wait for it at a later operation: their patience
+                       // restarts too (a field of its own: the lock holder's lanes each
+                       // read the others, which must not change under them)
     u64 arrived;       // kOpen: the lanes gathered
     u64 participants;  // kClosed: the lanes that took part
     u64 readers;       // kClosed: the lanes still reading
@@ -418,25 +422,36 @@ __device__ __forceinline__ bool whole_part(const party& who) {
     return CASS_WAVE64_CONVERGENT_ || who.named;
 }
 
-// Whether a gathering of `c` may skip the record: the crew is its warp's whole part, and
-// every lane of the other half the operation would wait for does not exist (a partial last
-// wave, a block of 32 threads), waits in __syncthreads() (which it cannot leave before this
-// warp arrives there too), or was found absent (it returned, or is in a branch without wave
-// operations) and has not shown up since. Such a gathering could only close with this crew
-// alone, so the values go through the crew's own warp (a __syncwarp, no lock): a reduction
-// under `if (threadIdx.y == 0)` or a loop of __any() that one half runs costs what it costs
+// Whether a gathering of `c` at `site` may skip the record: the crew is its warp's whole
+// part, and every lane of the other half the operation would wait for does not exist (a
+// partial last wave, a block of 32 threads), waits in __syncthreads() (which it cannot leave
+// before this warp arrives there too), waits at an operation later in the source (gathered
+// or pending there: the branch it skipped comes first, and it cannot go on without this
+// warp), or was found absent (it returned, or is in a branch without wave operations) and
+// has not shown up since. Such a gathering would close with this crew alone, so the values
+// go through the crew's own warp (a __syncwarp, no lock): a reduction under
+// `if (threadIdx.y == 0)` or a loop of __any() that one half runs costs about what it costs
 // natively, instead of a round trip through the record at every call. A lane that shows up
 // again clears its absent mark under the lock, and this crew's next operation sees it and
 // gathers. The crew's own lanes must not be marked absent: the protocol clears such marks.
-__device__ inline bool alone(const crew& c, const place& p, const party& who,
-                             const wave_record* w, unsigned tag) {
+// Lanes waiting at a later operation count this crew's quiet polls as their patience: each
+// skipped gathering bumps the record's beat, so that they do not take this warp as gone.
+__device__ inline bool alone(const crew& c, const place& p, const party& who, wave_record* w,
+                             unsigned tag, unsigned site) {
     const u64 other = ~(0xffffffffull << (32u * p.half));
     const u64 needed = other & p.existing & who.expect;
     if (needed == 0) return true;
     bool solo = false;
     if (c.lead() && peek(w->tag) == tag) {
         const u64 absent = peek(w->absent);
-        solo = (needed & ~(absent | peek(w->barrier))) == 0 && (absent & c.lanes) == 0;
+        const u64 away = absent | peek(w->barrier);
+        u64 later = 0;
+        if (needed & ~away) {
+            later = waiting_later(w, peek(w->pending), site);
+            if (peek(w->phase) == kOpen && peek(w->site) > site) later |= peek(w->arrived);
+        }
+        solo = (needed & ~(away | later)) == 0 && (absent & c.lanes) == 0;
+        if (solo && (needed & later)) atomicAdd(&w->beat, 1u);
     }
     return __shfl_sync(c.mask, solo ? 1 : 0, c.leader) != 0;  // one decision for the crew
 }
@@ -460,7 +475,7 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
     g.site = site & 0xffffu;
     const crew& c = g.c;
     const unsigned me = 32u * p.half + p.lane;
-    g.solo = whole_part(who) && alone(c, p, who, g.w, g.tag);
+    g.solo = whole_part(who) && alone(c, p, who, g.w, g.tag, g.site);
     if (g.solo) {
         // Lanes of this half are read in no open or closed gathering: the other half is
         // in none, and this crew finished its last.
@@ -473,12 +488,16 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
     bool registered = false;
     unsigned quiet = 0;
     unsigned last = ~0u;
+    unsigned last_beat = 0u;
     for (unsigned polls = 0;; ++polls) {
         acquire(c, g.w, g.tag, g.site);
         snapshot r = read(g.w, g.tag);
         const snapshot before = r;
-        quiet = r.version == last ? quiet + 1u : 0u;  // someone changed the record: alive
+        // Someone changed the record, or went through a gathering without it: alive.
+        const unsigned beat = __shfl_sync(c.mask, peek(g.w->beat), c.leader);
+        quiet = r.version == last && beat == last_beat ? quiet + 1u : 0u;
         last = r.version;
+        last_beat = beat;
         if (!registered && !(r.phase == kClosed && (r.participants & c.lanes))) {
             // The crew's lanes may still be read in a closed gathering: not before it ends.
             poke(g.w->value[me], value);
