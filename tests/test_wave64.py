@@ -446,3 +446,34 @@ def test_logical_warps_build_in_wave64_mode(layer: Path, tmp_path: Path) -> None
     record = build_translation(cmd, 64, tmp_path / "work", 600.0)
     assert record.built, record.build_output
     assert record.scheduling == "convergent"
+
+
+@needs_nvcc
+def test_translations_made_alike_are_built_once(tmp_path: Path) -> None:
+    """Build-only comparisons in one process: a translation with the same text and the same
+    local headers in another folder (another warp mode's) reuses the first build; a changed
+    local header builds again."""
+    from cass_build.runcheck import compare as cmp
+
+    (tmp_path / "k.cu").write_text('#include "k.h"\nint main() { return K; }\n')
+    (tmp_path / "k.h").write_text("#define K 0\n")
+    folders = []
+    for name, value in (("a", 0), ("b", 0), ("c", 1)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "k.hip").write_text('#include "k.h"\nint main() { return K; }\n')
+        (folder / "k.h").write_text(f"#define K {value}\n")
+        folders.append(folder)
+    before = len(cmp._BUILT)
+    results = [
+        compare(
+            tmp_path / "k.cu", f / "k.hip", workdir=tmp_path / f"w{f.name}",
+            translation_dirs=(f,), build_only=True,
+        )
+        for f in folders
+    ]  # fmt: skip
+    assert all(r.passed for r in results), [r.reason for r in results]
+    assert all((tmp_path / f"w{f.name}" / "hip.exe").is_file() for f in folders)
+    # One CUDA original, and two translations: a and b alike, c with another header.
+    assert len(cmp._BUILT) - before == 3
+    assert results[1].hip.build_seconds == results[0].hip.build_seconds

@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
 import re
 import shutil
 import sys
@@ -315,15 +316,23 @@ def _build_translation_once(
     cmd: list[str], wave: int, workdir: Path, timeout: float, inputs: Sequence[Path]
 ) -> RunRecord:
     """:func:`build_translation`, or a copy of what an identical build in this process made:
-    the same command but for where its inputs lie (``inputs``: the translation and its
-    folders, named in the key by their contents). A bench runs each program's translation in
-    several modes, and modes that translate a program alike (``--warp cuda`` and ``native``
-    on code without warp operations) build it once."""
+    the same command but for where its inputs lie (``inputs``: the translation and the
+    folders its includes are found in, which the key holds by their contents). A bench runs
+    each program's translation in several modes, and modes that translate a program alike
+    (``--warp cuda`` and ``native`` on code without warp operations) build it once."""
     at = cmd.index("-o")
     output = Path(cmd[at + 1])
     named = {str(p): _tree_digest(p) for p in inputs}
-    words = [named.get(w, w) for w in cmd[:at] + cmd[at + 2 :]]
-    key = hashlib.sha256("\0".join(["hip", str(wave), *words]).encode()).hexdigest()
+    # Files the comparison made in its own folder (a prepared copy of the source) are
+    # named by their contents too.
+    scratch = str(Path(workdir)) + os.sep
+    words = [
+        named.get(w)
+        or (_tree_digest(Path(w)) if w.startswith(scratch) and Path(w).is_file() else w)
+        for w in cmd[:at] + cmd[at + 2 :]
+    ]
+    key_words = ["hip", str(wave), *words, *named.values()]
+    key = hashlib.sha256("\0".join(key_words).encode()).hexdigest()
     with _BUILD_GUARD:
         lock = _BUILD_LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -476,7 +485,7 @@ def compare(
         cuda_future = pool.submit(
             _build_original, cuda_cmd, Path(cuda_source), workdir / "cuda.exe", max(timeout, 600.0)
         )
-        inputs = (Path(hip_source), *translation_dirs)
+        inputs = (Path(hip_source), Path(hip_source).parent, *translation_dirs)
         hip_future = pool.submit(
             _build_translation_once, hip_cmd, wave, workdir, max(timeout, 600.0), inputs
         )
