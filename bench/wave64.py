@@ -89,8 +89,16 @@ def translate_all(out: Path, versions: list[str]) -> None:
 
 
 def one(
-    path: Path, version: str, wave: int, translation: str, translated: Path, work: Path
+    path: Path,
+    version: str,
+    wave: int,
+    translation: str,
+    translated: Path,
+    work: Path,
+    build_only: bool = False,
 ) -> dict[str, object]:
+    """One comparison; ``build_only`` builds both sides and runs neither (no GPU needed),
+    and the row is as expected when both built."""
     info = directives(path)
     expected = "pass" if translation == "cass" or wave == 32 else info.get("WAVE64", "pass")
     folder = f"hip-{version}" if translation == "cass" else f"naive-{version}"
@@ -100,9 +108,13 @@ def one(
         workdir=work / translation / version / str(wave) / path.stem,
         timeout=60.0,
         wave=wave,
+        build_only=build_only,
     )
     cuda_ok = bool(result.cuda.verdicts) and result.cuda.verdicts[-1].startswith("VERDICT: PASS")
     outcome = "pass" if result.passed else "fail"
+    if build_only:
+        cuda_ok, expected = result.cuda.built, "built"
+        outcome = "built" if result.passed else "fail"
     row: dict[str, object] = {
         "program": path.stem,
         "hazard": info.get("HAZARD", info.get("FIXES", "")),

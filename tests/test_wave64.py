@@ -335,3 +335,147 @@ def test_proof_programs_on_the_gpu(path: Path, tmp_path: Path) -> None:
         naive = tmp_path / f"{path.stem}.naive.hip"
         naive.write_bytes(_naive(path, (7, 1)))
         assert not compare(path, naive, workdir=tmp_path / "naive", wave=64).passed
+
+
+_UNIT_A = """#include <hip/hip_runtime.h>
+__device__ int votes(int v);
+__global__ void first(int* o) {
+    o[threadIdx.x] = votes(__shfl_xor(o[threadIdx.x], 1)) + __lane_id();
+    __syncthreads();
+}
+int main() { return 0; }
+"""
+_UNIT_B = """#include <hip/hip_runtime.h>
+__device__ int votes(int v) { return __any(v) + (__ballot(v > 2) >> 32) + __all(v); }
+__global__ void second(int* o) {
+    o[threadIdx.x] = __shfl_down_sync(0xffffffffffffffffull, o[threadIdx.x], 1);
+    __syncthreads();
+}
+"""
+
+
+@needs_nvcc
+def test_programs_of_several_units_link_in_wave64_mode(tmp_path: Path) -> None:
+    """Every definition in the layer's headers may be included by several translation
+    units: two units, one calling the other's device function (relocatable device code,
+    -dc, through the convergent build, then nvcc's device link), and the same two in one
+    nvcc command as built with independent scheduling, both link."""
+    from cass_build.runcheck.hip_on_cuda import include_flags
+    from cass_build.runcheck.wave64 import build_convergent
+
+    units = []
+    for name, text in (("a", _UNIT_A), ("b", _UNIT_B)):
+        (tmp_path / f"{name}.hip").write_text(text)
+        units.append(tmp_path / f"{name}.hip")
+    base = [str(NVCC), "-std=c++17", "-arch=sm_90", *nvcc_flags(64, units[0]), *include_flags()]
+
+    def device_object(unit: Path) -> str:
+        cmd = [*base, "-dc", "-x", "cu", str(unit), "-o", str(unit.with_suffix(".o"))]
+        done = build_convergent(cmd, tmp_path / f"keep-{unit.stem}")
+        assert done is not None and done.returncode == 0, done and done.stdout + done.stderr
+        return str(unit.with_suffix(".o"))
+
+    def whole() -> subprocess.CompletedProcess[str]:
+        cmd = [*base, "-rdc=true", "-x", "cu", *map(str, units), "-o", str(tmp_path / "whole")]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        objects = list(pool.map(device_object, units))
+        plain = pool.submit(whole).result()
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    link = [str(NVCC), "-arch=sm_90", *objects, "-o", str(tmp_path / "linked")]
+    linked = subprocess.run(link, capture_output=True, text=True, timeout=600, check=False)
+    assert linked.returncode == 0, linked.stderr[-2000:]
+    assert "Multiple definition" not in linked.stderr
+
+
+@needs_nvcc
+def test_bench_builds_every_mode_without_a_gpu(tmp_path: Path) -> None:
+    """`cass bench --build-only --wave 32,64 --warp native`: the original and the translation
+    in both wave modes built through the layer, nothing run, the mode in the report."""
+    import json
+
+    program = tmp_path / "programs" / "vote"
+    program.mkdir(parents=True)
+    (program / "manifest.toml").write_text('domain = "warp"\n')
+    (program / "main.cu").write_text(
+        "#include <cstdio>\n#include <cuda_runtime.h>\n"
+        "__global__ void k(unsigned* o) {\n"
+        "    unsigned b = __ballot_sync(0xffffffffu, threadIdx.x & 1);\n"
+        "    o[threadIdx.x] = __shfl_xor_sync(0xffffffffu, b, 1);\n}\n"
+        "int main() {\n    unsigned* o;\n    cudaMalloc(&o, 256);\n    k<<<1, 64>>>(o);\n"
+        '    printf("VERDICT: PASS %d\\n", (int)cudaDeviceSynchronize());\n    return 0;\n}\n'
+    )
+    out = tmp_path / "out"
+    args = ["bench", str(program.parent), "--wave", "32,64", "--build-only", "--warp", "native"]
+    args += ["--out", str(out), "--name", "b", "-j", "1", "--offload-arch", "gfx90a"]
+    assert main(args) == 0
+    doc = json.loads((out / "b.json").read_text())
+    assert doc["warp"] == "native" and doc["build_only"] is True
+    (row,) = doc["rows"]
+    assert row["translated"] and row["executed"] is None, row
+    assert row["run_note"] == "both built; not run (build only)"
+    assert row["wave64"]["executed"] is None and row["wave64"]["scheduling"] == "convergent"
+
+
+_LOGICAL = """#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void k(unsigned* o) {
+    int v = static_cast<int>(threadIdx.x);
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    const unsigned b = __ballot_sync(0xffffffffu, threadIdx.x & 1);
+    o[threadIdx.x] = b + (threadIdx.x % warpSize) + __shfl_xor_sync(0xffffffffu, v, 1);
+}
+int main() { return 0; }
+"""
+
+
+@needs_nvcc
+def test_logical_warps_build_in_wave64_mode(layer: Path, tmp_path: Path) -> None:
+    """A `--warp cuda` translation builds through the layer in wave64 mode with convergent
+    warps, <cass/warp.h> found in the package's include dir (its __lane_id, 64-bit __ballot
+    and width-32 __shfl are the layer's)."""
+    source = tmp_path / "logical.cu"
+    source.write_text(_LOGICAL)
+    hip = tmp_path / "logical.hip"
+    hip.write_bytes(translate_file(source, options=Settings(warp="cuda")).data)
+    cmd = _wave64_command(layer, hip, tmp_path / "logical")
+    from cass_build import include_dir
+
+    cmd[cmd.index("-x") : cmd.index("-x")] = ["-I", include_dir()]
+    if b"<cass/warp.h>" not in hip.read_bytes():
+        pytest.skip("this checkout's rules do not route warp operations through <cass/warp.h>")
+    record = build_translation(cmd, 64, tmp_path / "work", 600.0)
+    assert record.built, record.build_output
+    assert record.scheduling == "convergent"
+
+
+@needs_nvcc
+def test_translations_made_alike_are_built_once(tmp_path: Path) -> None:
+    """Build-only comparisons in one process: a translation with the same text and the same
+    local headers in another folder (another warp mode's) reuses the first build; a changed
+    local header builds again."""
+    from cass_build.runcheck import compare as cmp
+
+    (tmp_path / "k.cu").write_text('#include "k.h"\nint main() { return K; }\n')
+    (tmp_path / "k.h").write_text("#define K 0\n")
+    folders = []
+    for name, value in (("a", 0), ("b", 0), ("c", 1)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "k.hip").write_text('#include "k.h"\nint main() { return K; }\n')
+        (folder / "k.h").write_text(f"#define K {value}\n")
+        folders.append(folder)
+    before = len(cmp._BUILT)
+    results = [
+        compare(
+            tmp_path / "k.cu", f / "k.hip", workdir=tmp_path / f"w{f.name}",
+            translation_dirs=(f,), build_only=True,
+        )
+        for f in folders
+    ]  # fmt: skip
+    assert all(r.passed for r in results), [r.reason for r in results]
+    assert all((tmp_path / f"w{f.name}" / "hip.exe").is_file() for f in folders)
+    # One CUDA original, and two translations: a and b alike, c with another header.
+    assert len(cmp._BUILT) - before == 3
+    assert results[1].hip.build_seconds == results[0].hip.build_seconds

@@ -55,6 +55,18 @@ def add_parser(sub: Any) -> None:
         "both (32,64: a second column); NVIDIA GPU, docs/hip_on_cuda.md",
     )
     be.add_argument(
+        "--warp",
+        choices=("cuda", "native"),
+        default=None,
+        help="translate in this warp mode (default: $CASS_WARP, else cuda; docs/warps.md)",
+    )
+    be.add_argument(
+        "--build-only",
+        action="store_true",
+        help="build each program and its translation with nvcc through the HIP-on-CUDA layer "
+        "in every --wave mode, and run nothing (no GPU needed)",
+    )
+    be.add_argument(
         "--keep",
         type=Path,
         metavar="DIR",
@@ -140,6 +152,8 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
         run_reports=args.run_report,
         waves=parse_waves(args.wave),
         resources=resources,
+        warp=args.warp,
+        build_only=args.build_only,
     )
     doc = run_bench(args.directory, config, progress=show)
     for strategy, t in doc["totals"].items():

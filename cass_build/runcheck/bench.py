@@ -262,7 +262,12 @@ def _missing_library(program: Program, include_root: Path | None) -> str | None:
 
 
 def _translate_and_compile(
-    program: Program, strategy: str, archs: tuple[str, ...], work: Path, compile_here: bool
+    program: Program,
+    strategy: str,
+    archs: tuple[str, ...],
+    work: Path,
+    compile_here: bool,
+    warp: str | None = None,
 ) -> tuple[Row, Path | None]:
     from ..errors import VerificationError
     from ..pipeline import PipelineOptions, translate_to
@@ -274,6 +279,9 @@ def _translate_and_compile(
     toolchain = find_hip()
     missing = _missing_library(program, toolchain.rocm_path / "include" if toolchain else None)
     level = "compile" if compile_here and toolchain and not missing else "none"
+    settings = Settings.from_env()
+    if warp is not None:
+        settings = settings.replace(warp=warp)
     opts = PipelineOptions(
         strategy=strategy,
         verify=level,
@@ -282,7 +290,7 @@ def _translate_and_compile(
         mirror=((program.directory, out_dir),),
         allow_unverified=True,
         use_cache=True,
-        settings=Settings.from_env(),
+        settings=settings,
     )
     target = out_dir / "main.hip"
     start = time.perf_counter()
@@ -404,7 +412,9 @@ def _time_again(exe: Path, args: Sequence[str], rundir: Path, timeout: float) ->
     return done.seconds if done.ok else None
 
 
-def _compare(program: Program, hip_source: Path, workdir: Path, wave: int = 32) -> Any:
+def _compare(
+    program: Program, hip_source: Path, workdir: Path, wave: int = 32, build_only: bool = False
+) -> Any:
     """``cass compare`` of the program and its translation, in ``workdir``."""
     from . import compare
 
@@ -413,21 +423,37 @@ def _compare(program: Program, hip_source: Path, workdir: Path, wave: int = 32) 
         program.main,
         hip_source,
         workdir=workdir,
-        include_dirs=(program.directory, hip_source.parent),
+        include_dirs=(program.directory,),
+        translation_dirs=(hip_source.parent,),
         args=program.args,
         link=[f"-l{lib}" for lib in program.libs],
         timeout=program.timeout,
         wave=wave,
+        build_only=build_only,
     )
 
 
-def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Path) -> None:
+def _timings(stdout: str) -> list[str]:
+    """The ``time:`` lines a program prints (kernel times it measured itself), which runs
+    need not agree on and the report keeps beside the wall times."""
+    return [line.strip() for line in stdout.splitlines() if line.startswith("time:")][:20]
+
+
+def _run_both(
+    program: Program, hip_source: Path, row: Row, runs: int, work: Path, build_only: bool = False
+) -> None:
     workdir = work / "run" / _safe(row.strategy) / program.name
-    result = _compare(program, hip_source, workdir)
+    result = _compare(program, hip_source, workdir, build_only=build_only)
+    if build_only:  # built or not; nothing ran
+        row.executed, row.run_note = (None if result.passed else False), result.reason
+        return
     row.cuda_verdict = " ".join(result.cuda.verdicts)
     row.hip_verdict = " ".join(result.hip.verdicts)
     row.executed = result.passed
     row.run_note = "" if result.passed else result.reason
+    printed = {"cuda": _timings(result.cuda.stdout), "hip": _timings(result.hip.stdout)}
+    if any(printed.values()):
+        row.extra["timings"] = printed
     if not result.passed or result.cuda.seconds is None or result.hip.seconds is None:
         return
     cuda_times, hip_times = [result.cuda.seconds], [result.hip.seconds]
@@ -441,18 +467,20 @@ def _run_both(program: Program, hip_source: Path, row: Row, runs: int, work: Pat
     row.hip_seconds = statistics.median(hip_times)
 
 
-def _run_wave64(program: Program, hip_source: Path, row: Row, work: Path) -> None:
+def _run_wave64(
+    program: Program, hip_source: Path, row: Row, work: Path, build_only: bool = False
+) -> None:
     """The translation once more, in the HIP-on-CUDA layer's wave64 mode (64-lane waves)."""
     workdir = work / "run64" / _safe(row.strategy) / program.name
     try:
-        result = _compare(program, hip_source, workdir, wave=64)
+        result = _compare(program, hip_source, workdir, wave=64, build_only=build_only)
     except CassError as exc:
         row.extra["wave64"] = {"executed": False, "run_note": str(exc)}
         return
     # The emulation reports a lost step on stdout before it traps: the note says which
     # operation, which a bare "cuda-error" verdict does not.
     lost = [line for line in result.hip.stdout.splitlines() if line.startswith("CASS wave64:")]
-    note = "" if result.passed else result.reason
+    note = "" if result.passed and not build_only else result.reason
     if lost and not result.passed:
         note += f"; {lost[0]}"
     if result.hip.scheduling.startswith("independent"):
@@ -460,11 +488,12 @@ def _run_wave64(program: Program, hip_source: Path, row: Row, work: Path) -> Non
         # branches that split a warp are not AMD's.
         note = "; ".join(filter(None, [note, f"built with {result.hip.scheduling}"]))
     row.extra["wave64"] = {
-        "executed": result.passed,
+        "executed": (None if result.passed else False) if build_only else result.passed,
         "run_note": note,
         "hip_seconds": result.hip.seconds,
         "hip_verdict": " ".join(result.hip.verdicts),
         "scheduling": result.hip.scheduling,
+        **({"timings": t} if (t := _timings(result.hip.stdout)) else {}),
     }
 
 
@@ -747,6 +776,12 @@ class BenchConfig:
     """The HIP-on-CUDA layer's modes the translation runs in: 64 adds wave64 columns."""
     resources: ResourceTargets | None = None
     """Add each program's AMD/NVIDIA occupancy figures (needs hipcc and nvcc)."""
+    warp: str | None = None
+    """Translate with this warp mode (``cuda`` or ``native``); None: the settings' own
+    (``CASS_WARP``, else ``cuda``)."""
+    build_only: bool = False
+    """Build each program and its translation with nvcc through the HIP-on-CUDA layer in
+    every mode of ``waves``, and run nothing (no GPU needed): the run columns say built."""
 
 
 def _gpu_backend(config: BenchConfig) -> str | None:
@@ -754,6 +789,8 @@ def _gpu_backend(config: BenchConfig) -> str | None:
         from .compare import set_parallel_runs
 
         set_parallel_runs(config.parallel_runs)
+    if config.build_only:
+        return "nvidia"
     if not config.gpu:
         return None
     try:
@@ -788,7 +825,7 @@ def _score(
                     program, strategy, config.translations, earlier, ran
                 )
             else:
-                row, hip = _translate_and_compile(program, strategy, archs, work, True)
+                row, hip = _translate_and_compile(program, strategy, archs, work, True, config.warp)
                 if config.keep is not None and hip is not None:
                     keep = config.keep / _safe(strategy) / program.name
                     shutil.copytree(hip.parent, keep, dirs_exist_ok=True)
@@ -803,11 +840,11 @@ def _score(
             if backend == "nvidia" and hip is not None:
                 if 32 in config.waves:
                     try:
-                        _run_both(program, hip, row, config.runs, work)
+                        _run_both(program, hip, row, config.runs, work, config.build_only)
                     except CassError as exc:
                         row.executed, row.run_note = False, str(exc)
                 if 64 in config.waves:
-                    _run_wave64(program, hip, row, work)
+                    _run_wave64(program, hip, row, work, config.build_only)
             elif backend is None:
                 row.run_note = row.run_note or ""
             return row
@@ -856,6 +893,7 @@ def _row_document(r: Row) -> dict[str, Any]:
         "hip_verdict": r.hip_verdict,
         "translate_seconds": round(r.translate_seconds, 4),
         **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
+        **({"timings": r.extra["timings"]} if "timings" in r.extra else {}),
         **({"resources": r.extra["resources"]} if "resources" in r.extra else {}),
     }
 
@@ -892,6 +930,8 @@ def run_bench(
         "parallel_runs": parallel,
         "environment": _environment(config.run_reports),
         "waves": list(config.waves),
+        **({"warp": config.warp} if config.warp else {}),
+        **({"build_only": True} if config.build_only else {}),
         **_resource_settings(config.resources, config.compile_report, rows),
         "totals": _strategy_totals(config.strategies, rows),
         "per_domain": _totals(rows, "domain"),

@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
 import re
 import shutil
 import sys
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from .. import _proc, include_dir
+from .. import _proc
 from .._proc import Completed, first_error
 from ..errors import InputError, ToolchainError, UsageError
 
@@ -222,7 +223,8 @@ def _nvidia_arch() -> str:
     gpus = _nvidia_gpus()
     if gpus and re.fullmatch(r"\d+\.\d+", gpus[0][2]):
         return "sm_" + gpus[0][2].replace(".", "")
-    return "native"
+    # No GPU to ask (a build-only comparison): Hopper's, which nvcc 12 and 13 both build.
+    return "native" if gpus else "sm_90"
 
 
 def gpu_description() -> str:
@@ -295,6 +297,51 @@ def _build_original(cmd: list[str], source: Path, output: Path, timeout: float) 
                 shutil.copy2(earlier[1], output)
             return dataclasses.replace(earlier[0], build_command=tuple(cmd))
         record = _build("cuda", cmd, None, timeout)
+        if record.built:
+            _BUILT[key] = (record, output)
+        return record
+
+
+def _tree_digest(path: Path) -> str:
+    """A digest of a file's bytes, or of a directory's files (names and bytes)."""
+    if path.is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for name, sha in _digests(path).items() if path.is_dir() else ():
+        digest.update(f"{name}\0{sha}\0".encode())
+    return digest.hexdigest()
+
+
+def _build_translation_once(
+    cmd: list[str], wave: int, workdir: Path, timeout: float, inputs: Sequence[Path]
+) -> RunRecord:
+    """:func:`build_translation`, or a copy of what an identical build in this process made:
+    the same command but for where its inputs lie (``inputs``: the translation and the
+    folders its includes are found in, which the key holds by their contents). A bench runs
+    each program's translation in several modes, and modes that translate a program alike
+    (``--warp cuda`` and ``native`` on code without warp operations) build it once."""
+    at = cmd.index("-o")
+    output = Path(cmd[at + 1])
+    named = {str(p): _tree_digest(p) for p in inputs}
+    # Files the comparison made in its own folder (a prepared copy of the source) are
+    # named by their contents too.
+    scratch = str(Path(workdir)) + os.sep
+    words = [
+        named.get(w)
+        or (_tree_digest(Path(w)) if w.startswith(scratch) and Path(w).is_file() else w)
+        for w in cmd[:at] + cmd[at + 2 :]
+    ]
+    key_words = ["hip", str(wave), *words, *named.values()]
+    key = hashlib.sha256("\0".join(key_words).encode()).hexdigest()
+    with _BUILD_GUARD:
+        lock = _BUILD_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        earlier = _BUILT.get(key)
+        if earlier is not None and earlier[1].is_file():
+            if earlier[1] != output:
+                shutil.copy2(earlier[1], output)
+            return dataclasses.replace(earlier[0], build_command=tuple(cmd))
+        record = build_translation(cmd, wave, workdir, timeout)
         if record.built:
             _BUILT[key] = (record, output)
         return record
@@ -392,15 +439,20 @@ def compare(
     link: Sequence[str] = (),
     timeout: float = 60.0,
     wave: int = 32,
+    translation_dirs: Sequence[Path] = (),
+    build_only: bool = False,
 ) -> Comparison:
     """Build and run ``cuda_source`` and its translation ``hip_source``; compare the runs.
 
-    ``include_dirs`` and ``link`` (flags such as ``-lcuda``) apply to both builds;
+    ``include_dirs`` and ``link`` (flags such as ``-lcuda``) apply to both builds,
+    ``translation_dirs`` (where translated headers lie) to the translation's only;
     ``args`` are the program's arguments. Builds and runs happen under ``workdir``; each
     program runs in its own empty directory there, so files it writes are compared byte
     for byte. ``timeout`` bounds each build and each run, in seconds. ``wave=64`` builds the
     translation in the layer's wave64 mode, which emulates AMD's 64-lane wavefronts
     (:mod:`cass_build.wave64`); on an AMD GPU the GPU's own wavefront size applies.
+    ``build_only`` builds both sides with nvcc (no GPU needed) and runs neither: ``passed``
+    then says that both built.
 
     Raises :class:`~cass_build.errors.ToolchainError` when there is no GPU or no
     compiler for it, :class:`~cass_build.errors.InputError` for a missing source.
@@ -409,7 +461,7 @@ def compare(
         if not Path(source).is_file():
             msg = f"{source}: no such file"
             raise InputError(msg, hint="pass the CUDA source and its HIP translation")
-    backend = _require_backend(cuda_source)
+    backend: Backend = "nvidia" if build_only else _require_backend(cuda_source)
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     if backend == "amd":
@@ -418,9 +470,8 @@ def compare(
     if nvcc is None:
         msg = f"{cuda_source}: cannot compare: nvcc not found (an NVIDIA GPU needs CUDA's nvcc)"
         raise ToolchainError(msg, hint=_CUDA_HINT)
-    from .hip_on_cuda import layer_dir, poison_after_includes
+    from .hip_on_cuda import include_flags, poison_after_includes
 
-    layer = layer_dir()
     base = [str(nvcc), "-std=c++17", f"-arch={_nvidia_arch()}"]
     cuda_cmd = [*base, *_includes(include_dirs), str(cuda_source)]
     cuda_cmd += ["-o", str(workdir / "cuda.exe"), *link]
@@ -430,16 +481,24 @@ def compare(
     # CUDA-only names the translation kept fail here as they fail hipcc (poison.h);
     # the copy needs the original's directory for its quoted includes.
     poisoned = poison_after_includes(Path(hip_source), workdir / "poisoned")
-    # <cass/warp.h> (--warp cuda) comes from the package's include directory.
-    hip_cmd = [*base, *waves, "-I", str(layer), "-I", include_dir(), *_includes(include_dirs)]
-    hip_cmd += ["-I", str(Path(hip_source).resolve().parent), "-x", "cu", str(poisoned)]
+    hip_cmd = [*base, *waves, *include_flags(), *_includes(include_dirs)]
+    hip_cmd += [*_includes(translation_dirs), "-I", str(Path(hip_source).resolve().parent)]
+    hip_cmd += ["-x", "cu", str(poisoned)]
     hip_cmd += ["-o", str(workdir / "hip.exe"), *link]
     with ThreadPoolExecutor(max_workers=2) as pool:
         cuda_future = pool.submit(
             _build_original, cuda_cmd, Path(cuda_source), workdir / "cuda.exe", max(timeout, 600.0)
         )
-        hip_future = pool.submit(build_translation, hip_cmd, wave, workdir, max(timeout, 600.0))
+        inputs = (Path(hip_source), Path(hip_source).parent, *translation_dirs)
+        hip_future = pool.submit(
+            _build_translation_once, hip_cmd, wave, workdir, max(timeout, 600.0), inputs
+        )
         cuda, hip = cuda_future.result(), hip_future.result()
+    if build_only:
+        built = cuda.built and hip.built
+        side = "the CUDA original" if not cuda.built else "the translation"
+        why = "both built; not run (build only)" if built else f"{side} did not build"
+        return Comparison(built, why, "nvidia", cuda, hip)
     if cuda.built and hip.built:
         cuda = _run(cuda, workdir / "cuda.exe", args, workdir / "run-cuda", timeout)
         hip = _run(hip, workdir / "hip.exe", args, workdir / "run-hip", timeout)
@@ -463,9 +522,11 @@ def _compare_amd(
         msg = f"{hip_source}: cannot compare: hipcc not found (the AMD GPU needs ROCm's HIP)"
         raise ToolchainError(msg, hint=install_hint())
     gfx = _amd_gfx() or "native"
+    from .. import include_dir
+
     cmd = [str(tc.hipcc), *tc.compile_flags(), f"--offload-arch={gfx}", "-std=c++17"]
-    cmd += ["-I", include_dir(), *_includes(include_dirs)]
-    cmd += [str(hip_source), "-o", str(workdir / "hip.exe"), *link]
+    cmd += ["-I", include_dir(), *_includes(include_dirs), str(hip_source)]
+    cmd += ["-o", str(workdir / "hip.exe"), *link]
     env = tc.env()
     hip = _build("hip", cmd, env, max(timeout, 600.0))
     if hip.built:

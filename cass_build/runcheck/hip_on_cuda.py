@@ -44,6 +44,7 @@ __all__ = [
     "covered_rows",
     "generate",
     "hand_provided",
+    "include_flags",
     "inversions",
     "layer_dir",
     "main",
@@ -513,6 +514,15 @@ def layer_dir() -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return final
+
+
+def include_flags() -> list[str]:
+    """The ``-I`` flags of every build through the layer: the layer's directory, and the
+    package's own headers (``cass_build.include_dir()``), which translations include
+    (``<cass/warp.h>`` in ``--warp cuda`` mode)."""
+    from .. import include_dir
+
+    return ["-I", str(layer_dir()), "-I", include_dir()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

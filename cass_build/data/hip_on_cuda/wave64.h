@@ -97,6 +97,10 @@ struct wave_record {
                        // but for __activemask(), evaluated before the operation it is
                        // an argument of (`__shfl_sync(__activemask(), ...)`)
     unsigned version;  // bumped by every change: a waiting crew's patience restarts
+    unsigned beat;     // bumped, without the lock, by a crew that skips the record (alone())
+                       // while lanes wait for it at a later operation: their patience
+                       // restarts too (a field of its own: the lock holder's lanes each
+                       // read the others, which must not change under them)
     u64 arrived;       // kOpen: the lanes gathered
     u64 participants;  // kClosed: the lanes that took part
     u64 readers;       // kClosed: the lanes still reading
@@ -154,7 +158,9 @@ __device__ __forceinline__ unsigned block_tag() {
     return static_cast<unsigned>(h) | 1u;
 }
 
-__device__ __noinline__ void stuck(const char* what, unsigned site, bool speak) {
+// inline: one definition in a program of several translation units (host stub and
+// device code alike); __noinline__ keeps the printf out of every wave operation.
+__device__ inline __noinline__ void stuck(const char* what, unsigned site, bool speak) {
     if (speak)
         printf(
             "CASS wave64: block (%u,%u,%u) thread (%u,%u,%u): %s (line %u); the wave "
@@ -225,9 +231,10 @@ struct trace_event {
     u64 clock, crew, arrived, pending, absent, participants, barrier, readers;
     unsigned kind, block, wave, site, phase, polls, quiet, pad;
 };
-__device__ trace_event* trace_log;
-__device__ unsigned* trace_count;
-__device__ unsigned* trace_where;  // per thread of the launch: site << 4 | step, last passed
+// inline variables: one of each in a program of several translation units
+__device__ inline trace_event* trace_log;
+__device__ inline unsigned* trace_count;
+__device__ inline unsigned* trace_where;  // per thread of the launch: site << 4 | step, last passed
 
 __device__ inline void mark(unsigned site, unsigned step) {
     if (trace_where == nullptr) return;
@@ -352,6 +359,10 @@ __device__ inline u64 waiting_later(const wave_record* w, u64 pending, unsigned 
     return later;
 }
 
+// Reads of the record's version between two turns of the lock while a crew waits.
+#ifndef CASS_WAVE64_PEEKS
+#define CASS_WAVE64_PEEKS 8u
+#endif
 // Lanes of a warp with a crew in the gathering wait for its other lanes this long before
 // taking them as absent: a warp split by the scheduler meets again within microseconds,
 // and lanes parked at the end of a branch wait for this crew and never come.
@@ -367,6 +378,7 @@ struct gathering {
     unsigned tag;
     unsigned site;
     u64 participants;
+    bool solo;  // the other half is not waited for: a gathering of this crew alone (alone())
 
     // The value of wave lane `src`, 0 where that lane did not take part (as ds_bpermute
     // reads 0 from an inactive lane).
@@ -404,6 +416,46 @@ __device__ inline party named(u64 lanes) {
     return party{__activemask() & ~own, ~0ull, false};
 }
 
+// Whether the crew is its warp's whole part of the operation: in convergent builds always; in
+// independent ones for a `_sync` operation's named lanes (party).
+__device__ __forceinline__ bool whole_part(const party& who) {
+    return CASS_WAVE64_CONVERGENT_ || who.named;
+}
+
+// Whether a gathering of `c` at `site` may skip the record: the crew is its warp's whole
+// part, and every lane of the other half the operation would wait for does not exist (a
+// partial last wave, a block of 32 threads), waits in __syncthreads() (which it cannot leave
+// before this warp arrives there too), waits at an operation later in the source (gathered
+// or pending there: the branch it skipped comes first, and it cannot go on without this
+// warp), or was found absent (it returned, or is in a branch without wave operations) and
+// has not shown up since. Such a gathering would close with this crew alone, so the values
+// go through the crew's own warp (a __syncwarp, no lock): a reduction under
+// `if (threadIdx.y == 0)` or a loop of __any() that one half runs costs about what it costs
+// natively, instead of a round trip through the record at every call. A lane that shows up
+// again clears its absent mark under the lock, and this crew's next operation sees it and
+// gathers. The crew's own lanes must not be marked absent: the protocol clears such marks.
+// Lanes waiting at a later operation count this crew's quiet polls as their patience: each
+// skipped gathering bumps the record's beat, so that they do not take this warp as gone.
+__device__ inline bool alone(const crew& c, const place& p, const party& who, wave_record* w,
+                             unsigned tag, unsigned site) {
+    const u64 other = ~(0xffffffffull << (32u * p.half));
+    const u64 needed = other & p.existing & who.expect;
+    if (needed == 0) return true;
+    bool solo = false;
+    if (c.lead() && peek(w->tag) == tag) {
+        const u64 absent = peek(w->absent);
+        const u64 away = absent | peek(w->barrier);
+        u64 later = 0;
+        if (needed & ~away) {
+            later = waiting_later(w, peek(w->pending), site);
+            if (peek(w->phase) == kOpen && peek(w->site) > site) later |= peek(w->arrived);
+        }
+        solo = (needed & ~(away | later)) == 0 && (absent & c.lanes) == 0;
+        if (solo && (needed & later)) atomicAdd(&w->beat, 1u);
+    }
+    return __shfl_sync(c.mask, solo ? 1 : 0, c.leader) != 0;  // one decision for the crew
+}
+
 __device__ inline gathering gather(unsigned site, const party& who, unsigned value) {
     const place p = where();
     gathering g;
@@ -423,16 +475,29 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
     g.site = site & 0xffffu;
     const crew& c = g.c;
     const unsigned me = 32u * p.half + p.lane;
+    g.solo = whole_part(who) && alone(c, p, who, g.w, g.tag, g.site);
+    if (g.solo) {
+        // Lanes of this half are read in no open or closed gathering: the other half is
+        // in none, and this crew finished its last.
+        poke(g.w->value[me], value);
+        __syncwarp(c.mask);
+        g.participants = c.lanes;
+        return g;
+    }
     CASS_WAVE64_MARK(g.site, 1u);
     bool registered = false;
     unsigned quiet = 0;
     unsigned last = ~0u;
+    unsigned last_beat = 0u;
     for (unsigned polls = 0;; ++polls) {
         acquire(c, g.w, g.tag, g.site);
         snapshot r = read(g.w, g.tag);
         const snapshot before = r;
-        quiet = r.version == last ? quiet + 1u : 0u;  // someone changed the record: alive
+        // Someone changed the record, or went through a gathering without it: alive.
+        const unsigned beat = __shfl_sync(c.mask, peek(g.w->beat), c.leader);
+        quiet = r.version == last && beat == last_beat ? quiet + 1u : 0u;
         last = r.version;
+        last_beat = beat;
         if (!registered && !(r.phase == kClosed && (r.participants & c.lanes))) {
             // The crew's lanes may still be read in a closed gathering: not before it ends.
             poke(g.w->value[me], value);
@@ -507,10 +572,19 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
             return g;
         }
         c.pause(polls, g.site);
+        // Until someone changes the record, its lock is not worth taking: a few reads of the
+        // version (each poll of the patience then lasts a little longer, never less), so
+        // that a crew arriving to close the gathering finds the lock free.
+        for (unsigned peeks = 0; peeks < CASS_WAVE64_PEEKS; ++peeks)
+            if (__shfl_sync(c.mask, peek(g.w->version), c.leader) != last) break;
     }
 }
 
 __device__ inline void finish(const gathering& g) {
+    if (g.solo) {
+        __syncwarp(g.c.mask);  // every lane has read before any writes its next value
+        return;
+    }
     CASS_WAVE64_MARK(g.site, 3u);
     acquire(g.c, g.w, g.tag, g.site);
     snapshot r = read(g.w, g.tag);
@@ -534,16 +608,36 @@ __device__ inline void finish(const gathering& g) {
     CASS_WAVE64_MARK(g.site, 5u);
 }
 
-// The value of `var` in lane `src64` of the wave (0 where that lane is inactive).
+// The value of `var` in lane `src64` of the wave (0 where that lane is inactive). `within`:
+// the operation's arguments keep every lane's source in the caller's half (a width of at most
+// 32, below), so the other half's values are not needed: the two halves are two real warps,
+// and the crew, its warp's whole part, shuffles through NVIDIA's own instruction.
 template <class T>
-__device__ inline T fetch(unsigned site, const party& who, T var, unsigned src64) {
+__device__ inline T fetch(unsigned site, const party& who, T var, unsigned src64, bool within) {
     static_assert(sizeof(T) <= 8, "HIP-on-CUDA wave64: shuffles move at most 8 bytes");
     unsigned in[2] = {0u, 0u};
     unsigned out[2] = {0u, 0u};
     memcpy(in, &var, sizeof(T));
+    if (whole_part(who) && within) {
+        const unsigned src = src64 & 31u;
+        const bool active = (who.mask >> src) & 1u;  // an inactive lane reads 0 (ds_bpermute)
+        for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
+            const unsigned got = __shfl_sync(who.mask, in[k], static_cast<int>(src));
+            out[k] = active ? got : 0u;
+        }
+        T result;
+        memcpy(&result, out, sizeof(T));
+        return result;
+    }
     for (unsigned k = 0; k < (sizeof(T) + 3) / 4; ++k) {
         const gathering g = gather(site, who, in[k]);
-        out[k] = g.read(src64 & 63u);
+        if (g.solo) {
+            const unsigned src = src64 & 63u;
+            const unsigned got = __shfl_sync(g.c.mask, in[k], static_cast<int>(src & 31u));
+            out[k] = ((g.participants >> src) & 1ull) ? got : 0u;
+        } else {
+            out[k] = g.read(src64 & 63u);
+        }
         finish(g);
     }
     T result;
@@ -569,6 +663,18 @@ __device__ __forceinline__ unsigned src_xor(int self, int lane_mask, int width) 
     return static_cast<unsigned>(index >= ((self + width) & ~(width - 1)) ? self : index);
 }
 
+// Whether a shuffle's arguments keep every source lane in the caller's half, by HIP's formulas
+// above: a power-of-two width of at most 32 (`__shfl(v, s, 32)`, CUDA's logical warps), and
+// for __shfl_up/__shfl_down a delta that is not negative as an int, for __shfl_xor a lane
+// mask below the width (a larger one reaches lanes of lower segments, the other half's
+// among them). One decision for the crew, since its lanes must shuffle together.
+__device__ __forceinline__ bool narrow(int width) {
+    return width > 0 && width <= 32 && (width & (width - 1)) == 0;
+}
+__device__ __forceinline__ bool in_half(const party& who, bool within) {
+    return whole_part(who) && __all_sync(who.mask, within) != 0;
+}
+
 struct votes {
     u64 ballot;
     u64 active;
@@ -577,8 +683,12 @@ struct votes {
 __device__ inline votes vote(unsigned site, const party& who, int predicate) {
     const gathering g = gather(site, who, predicate != 0);
     votes v = {0ull, g.participants};
-    for (unsigned l = 0; l < 64; ++l)
-        if (g.read(l)) v.ballot |= 1ull << l;
+    if (g.solo) {
+        v.ballot = static_cast<u64>(__ballot_sync(g.c.mask, predicate)) << (32u * g.c.half);
+    } else {
+        for (unsigned l = 0; l < 64; ++l)
+            if (g.read(l)) v.ballot |= 1ull << l;
+    }
     finish(g);
     return v;
 }
@@ -635,42 +745,54 @@ struct at {
 
     template <class T>
     __device__ T shfl(T var, int src_lane, int width = 64) const {
-        return fetch(site, maskless(), var, src_shfl(static_cast<int>(lane64()), src_lane, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_shfl(static_cast<int>(lane64()), src_lane, width),
+                     in_half(who, narrow(width)));
     }
     template <class T>
     __device__ T shfl_up(T var, unsigned delta, int width = 64) const {
-        return fetch(site, maskless(), var, src_up(static_cast<int>(lane64()), delta, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_up(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class T>
     __device__ T shfl_down(T var, unsigned delta, int width = 64) const {
-        return fetch(site, maskless(), var, src_down(static_cast<int>(lane64()), delta, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_down(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class T>
     __device__ T shfl_xor(T var, int lane_mask, int width = 64) const {
-        return fetch(site, maskless(), var, src_xor(static_cast<int>(lane64()), lane_mask, width));
+        const party who = maskless();
+        return fetch(site, who, var, src_xor(static_cast<int>(lane64()), lane_mask, width),
+                     in_half(who, narrow(width) && (lane_mask & ~(width - 1)) == 0));
     }
 
     // HIP 7's _sync forms compute over the active lanes whatever the mask
     // (amd_warp_sync_functions.h); the mask says whom the emulation waits for (party).
     template <class M, class T>
     __device__ T shfl_sync(M mask, T var, int src_lane, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_shfl(static_cast<int>(lane64()), src_lane, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_shfl(static_cast<int>(lane64()), src_lane, width),
+                     in_half(who, narrow(width)));
     }
     template <class M, class T>
     __device__ T shfl_up_sync(M mask, T var, unsigned delta, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_up(static_cast<int>(lane64()), delta, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_up(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class M, class T>
     __device__ T shfl_down_sync(M mask, T var, unsigned delta, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_down(static_cast<int>(lane64()), delta, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_down(static_cast<int>(lane64()), delta, width),
+                     in_half(who, narrow(width) && static_cast<int>(delta) >= 0));
     }
     template <class M, class T>
     __device__ T shfl_xor_sync(M mask, T var, int lane_mask, int width = 64) const {
-        return fetch(site, named(wide(mask)), var,
-                     src_xor(static_cast<int>(lane64()), lane_mask, width));
+        const party who = named(wide(mask));
+        return fetch(site, who, var, src_xor(static_cast<int>(lane64()), lane_mask, width),
+                     in_half(who, narrow(width) && (lane_mask & ~(width - 1)) == 0));
     }
 
     __device__ u64 ballot(int predicate) const { return vote(site, maskless(), predicate).ballot; }
