@@ -305,7 +305,7 @@ def test_inline_ptx_exits_1(tmp_path: Path) -> None:
 NVCC_ONLY_PTX = """\
 __global__ void k(unsigned *p) {
 #ifndef __HIPCC__
-  asm volatile("membar.gl;");
+  asm volatile("brkpt;");
 #endif
 #if defined(__NVCC__)
   asm("mov.u32 %0, %%laneid;" : "=r"(p[0]));
@@ -413,7 +413,7 @@ def test_quiet_prints_errors_only() -> None:
         (
             ["frobnicate"],
             "argument command: invalid choice: 'frobnicate' (choose from 'translate', "
-            "'cache', 'doctor', 'compare', 'bench', 'tables', 'asm', 'dataset')",
+            "'cache', 'doctor', 'compare', 'bench', 'tables', 'env', 'asm', 'dataset', 'nvcc')",
         ),
         (["tables", "--family", "nope"], "--family nope: no such family"),
     ],

@@ -403,7 +403,7 @@ UNMAPPED = (
     "#include <cuda_runtime.h>\n"
     "#include <cublas_v2.h>\n"
     "__global__ void k(float *p) {\n"
-    '  asm volatile("membar.gl;");\n'
+    '  asm volatile("brkpt;");\n'
     "  p[threadIdx.x] = 1.0f;\n"
     "}\n"
 )
@@ -438,9 +438,7 @@ def test_failed_check_keeps_the_candidate_and_shows_cass_errors_first(tmp_path: 
         assert "hipblas-dev (AMD's ROCm repository)" in hint
     # Once the source translates and verifies, the stale candidate goes.
     src.write_text(
-        UNMAPPED.replace("#include <cublas_v2.h>\n", "").replace(
-            '  asm volatile("membar.gl;");\n', ""
-        )
+        UNMAPPED.replace("#include <cublas_v2.h>\n", "").replace('  asm volatile("brkpt;");\n', "")
     )
     code, err = cass(*argv)
     assert code == 0, err

@@ -8,6 +8,7 @@ unchanged. The core's edits must leave every byte outside them (tests/core_invar
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 from hypothesis import HealthCheck, given, settings
@@ -28,7 +29,12 @@ api_settings = st.builds(
     hip_version=st.sampled_from([(5, 2), (6, 0), (7, 0), (7, 2)]),
     launch_syntax=st.sampled_from(["chevrons", "ggl"]),
     rename_cu_includes=st.booleans(),
+    warp=st.sampled_from(["cuda", "native"]),
 )
+
+# What --warp cuda puts before a translation that calls <cass/warp.h>: the include and a
+# #line 1, so every line of the source keeps its number.
+_WARP_PROLOGUE = re.compile(r"\A#include <cass/(warp|cooperative_groups)\.h>\n#line 1\n")
 
 
 def _text(source: str, options: Settings) -> str:
@@ -39,7 +45,9 @@ def _text(source: str, options: Settings) -> str:
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 def test_translate_is_pure_total_and_idempotent(source: str, options: Settings) -> None:
     first = _text(source, options)
-    assert first.count("\n") == source.count("\n")
+    body = _WARP_PROLOGUE.sub("", first, count=1)
+    assert body.count("\n") == source.count("\n")
+    assert (body != first) == (options.warp == "cuda" and "__cass_" in body)
     # Earlier calls (another soup) and other threads change nothing.
     _text(soup(len(source)).decode(), options)
     with ThreadPoolExecutor(max_workers=3) as pool:

@@ -207,14 +207,14 @@ def test_failed_verification_names_the_cu_line(tmp_path: Path) -> None:
     launch = "fill<<<1, 32>>>(d, 7);"
     bad = KERNEL_CU.replace(launch, launch + "\n  cudaLaunchConfig_t c{};")
     # CASS's own finding (inline PTX) is shown before the compiler's error.
-    bad = bad.replace("out[threadIdx.x] = value; }", 'out[threadIdx.x] = value; asm("exit;"); }')
+    bad = bad.replace("out[threadIdx.x] = value; }", 'out[threadIdx.x] = value; asm("brkpt;"); }')
     files = {"kernel.cu": bad, "api.h": API_H, "module.cpp": HOST_ONLY_MODULE}
     root = make_project(tmp_path / "bad", files)
     code, log = build(root, PYTORCH_ROCM_ARCH="gfx90a")
     assert code != 0
     compiler = "src/kernel.cu:14:3: error: unknown type name 'hipLaunchConfig_t'"
     assert compiler in log, log
-    ours = log.index("kernel.cu:5:71: error: inline PTX assembly")
+    ours = log.index("kernel.cu:5:71: error: inline PTX instruction 'brkpt'")
     assert ours < log.index(compiler), log
     assert "hint:" in log
     assert "Traceback" not in log

@@ -322,13 +322,20 @@ def _build_translation_once(
     (``--warp cuda`` and ``native`` on code without warp operations) build it once."""
     at = cmd.index("-o")
     output = Path(cmd[at + 1])
-    named = {str(p): _tree_digest(p) for p in inputs}
-    # Files the comparison made in its own folder (a prepared copy of the source) are
-    # named by their contents too.
+    named: dict[str, str] = {}
+    for p in inputs:
+        named[str(p)] = named[str(p.resolve())] = _tree_digest(p)
+    # Files the comparison made in its own folder (the poisoned copy of the source) are
+    # named by their contents too, less the source's path in their #line markers.
     scratch = str(Path(workdir)) + os.sep
+    source = str(Path(inputs[0]).resolve()).encode() if inputs else b""
+
+    def prepared(word: str) -> str:
+        data = Path(word).read_bytes()
+        return hashlib.sha256(data.replace(source, b"<source>") if source else data).hexdigest()
+
     words = [
-        named.get(w)
-        or (_tree_digest(Path(w)) if w.startswith(scratch) and Path(w).is_file() else w)
+        named.get(w) or (prepared(w) if w.startswith(scratch) and Path(w).is_file() else w)
         for w in cmd[:at] + cmd[at + 2 :]
     ]
     key_words = ["hip", str(wave), *words, *named.values()]

@@ -126,6 +126,14 @@ def _layer_config() -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     return headers, skip
 
 
+def _skipped_prefix(name: str, prefixes: dict[str, Any]) -> str | None:
+    """Why ``name`` is left out of the layer by its prefix (layer.toml), or None."""
+    for prefix, why in prefixes.items():
+        if name.startswith(str(prefix)):
+            return str(why)
+    return None
+
+
 def _legacy_name(row: Row) -> str:
     """The identifier an older HIP spells this row with, or "" (an expression, a type cast)."""
     if not row.legacy:
@@ -159,6 +167,7 @@ def inversions(families: Sequence[Family] | None = None) -> dict[str, Inversion]
     families = tuple(load_tables() if families is None else families)
     provided = hand_provided()
     _, skip = _layer_config()
+    prefixes: dict[str, Any] = _layer_doc().get("skip_prefixes", {})
     cuda_names = {row.cuda for family in families for row in family.rows}
     # Candidates per HIP name, in the order that decides which CUDA name wins:
     # current spellings before older-HIP ones, supported before deprecated, runtime
@@ -191,6 +200,8 @@ def inversions(families: Sequence[Family] | None = None) -> dict[str, Inversion]
             result[name] = Inversion(name, "hand", family=row.family)
         elif name in skip:
             result[name] = Inversion(name, "skipped", family=row.family, reason=skip[name])
+        elif (why := _skipped_prefix(name, prefixes)) is not None:
+            result[name] = Inversion(name, "skipped", family=row.family, reason=why)
         elif name in cuda_names:
             result[name] = Inversion(name, "identity", name, row.family)
         elif row.family == _COMPILER_FAMILY:

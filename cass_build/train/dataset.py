@@ -156,7 +156,10 @@ def _compile(
         src.write_bytes(data)
         mode = ["-fsyntax-only"] if syntax else ["-c", "-o", str(Path(tmp) / "batch.o")]
         argv = [str(toolchain.hipcc), *mode, f"--offload-arch={ARCH}", "-O0", "-x", "hip"]
-        argv += [*flags, "-w", str(src)]
+        from .. import include_dir
+
+        # <cass/warp.h>: what --warp cuda translations include
+        argv += [f"-I{include_dir()}", *flags, "-w", str(src)]
         done = run(argv, env=toolchain.env(), cwd=tmp, timeout=900)
         return done.ok, "timed out" if done.timed_out else done.output
 

@@ -276,3 +276,19 @@ __device__ inline unsigned long long memrealtime() {
 }  // namespace cass_hip_on_cuda
 #define __smid() ::cass_hip_on_cuda::smid()
 #define __builtin_amdgcn_s_memrealtime() ::cass_hip_on_cuda::memrealtime()
+
+// HIP's lane functions (amd_device_functions.h) on NVIDIA's 32-lane warps; wave64.h
+// defines the 64-lane ones in its mode.
+// provides: __lane_id __lanemask_lt __lanemask_gt __lanemask_eq
+#if !(defined(CASS_WAVE) && CASS_WAVE == 64)
+__device__ inline unsigned __lane_id() {
+    unsigned r;
+    asm("mov.u32 %0, %%laneid;" : "=r"(r));
+    return r;
+}
+__device__ inline unsigned long long __lanemask_lt() { return (1ull << __lane_id()) - 1ull; }
+__device__ inline unsigned long long __lanemask_gt() {
+    return 0xffffffffull & (~0ull << (__lane_id() + 1u));
+}
+__device__ inline unsigned long long __lanemask_eq() { return 1ull << __lane_id(); }
+#endif

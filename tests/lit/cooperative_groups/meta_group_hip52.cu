@@ -1,6 +1,7 @@
-// RUN: not cass translate %s -o %t --strategy rules --verify none --hip-version 5.2
-// HIP 5.2's groups have no meta_group_rank or meta_group_size: each use is an
-// error for that target, whatever the group's type is spelled as.
+// RUN: not cass translate %s -o %t --strategy rules --verify none --hip-version 5.2 --warp native
+// HIP 5.2's groups have no meta_group_rank or meta_group_size: in --warp native mode each
+// use is an error for that target (cuda mode takes them from <cass/cooperative_groups.h>),
+// whatever the group's type is spelled as.
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 
