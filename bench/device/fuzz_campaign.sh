@@ -126,8 +126,8 @@ if ! "${CXX_LINK[@]}" "${OBJECTS[@]}" -o "$BIN" -pthread >>"$LOG" 2>&1; then
     say "link failed (see $LOG)"
     exit 2
 fi
-if ! python3 cpp/fuzz/dump_table.py "$BUILD" >>"$LOG" 2>&1; then
-    say "cpp/fuzz/dump_table.py failed (python3 >= 3.11 needed; see $LOG)"
+if ! PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" python3 cpp/fuzz/dump_table.py "$BUILD" >>"$LOG" 2>&1; then
+    say "cpp/fuzz/dump_table.py failed (see $LOG)"
     exit 2
 fi
 BUILD_SECONDS=$(($(date +%s) - START_BUILD))
