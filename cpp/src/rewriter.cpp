@@ -505,9 +505,12 @@ void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
     const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
     if (in_defined_context(i)) {
         rename(i, i, e.hip);
-    } else if (in_if && is_ident(prev_sig(i)) &&
+    } else if (in_if && prev_sig(i) >= 0 &&
+               (is_ident(prev_sig(i)) || toks_[prev_sig(i)].kind == TokenKind::Number) &&
                (toks_[prev_sig(prev_sig(i))].flags & kDirectiveHash) == 0) {
-        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call.
+        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call. After a
+        // number too: `CUDART_VERSION __CUDA_ARCH__` becomes `12080 __CUDA_ARCH__`, and
+        // the second translation must refuse it as the first did.
         diag(i, Severity::Warning, "cuda-arch",
              "cannot rewrite " + std::string(text(i)) +
                  " right after a name; it was left "
