@@ -26,7 +26,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -287,7 +287,17 @@ def _build_original(cmd: list[str], source: Path, output: Path, timeout: float) 
     """
     at = cmd.index("-o")
     key_text = "\0".join(cmd[:at] + cmd[at + 2 :]).encode() + b"\0" + source.read_bytes()
-    key = hashlib.sha256(key_text).hexdigest()
+    return _once(
+        hashlib.sha256(key_text).hexdigest(),
+        cmd,
+        output,
+        lambda: _build("cuda", cmd, None, timeout),
+    )
+
+
+def _once(key: str, cmd: list[str], output: Path, build: Callable[[], RunRecord]) -> RunRecord:
+    """``build()``, or a copy of the binary an earlier build with the same ``key`` made in
+    this process (one lock per key, so two threads never build the same thing)."""
     with _BUILD_GUARD:
         lock = _BUILD_LOCKS.setdefault(key, threading.Lock())
     with lock:
@@ -296,7 +306,7 @@ def _build_original(cmd: list[str], source: Path, output: Path, timeout: float) 
             if earlier[1] != output:
                 shutil.copy2(earlier[1], output)
             return dataclasses.replace(earlier[0], build_command=tuple(cmd))
-        record = _build("cuda", cmd, None, timeout)
+        record = build()
         if record.built:
             _BUILT[key] = (record, output)
         return record
@@ -340,18 +350,7 @@ def _build_translation_once(
     ]
     key_words = ["hip", str(wave), *words, *named.values()]
     key = hashlib.sha256("\0".join(key_words).encode()).hexdigest()
-    with _BUILD_GUARD:
-        lock = _BUILD_LOCKS.setdefault(key, threading.Lock())
-    with lock:
-        earlier = _BUILT.get(key)
-        if earlier is not None and earlier[1].is_file():
-            if earlier[1] != output:
-                shutil.copy2(earlier[1], output)
-            return dataclasses.replace(earlier[0], build_command=tuple(cmd))
-        record = build_translation(cmd, wave, workdir, timeout)
-        if record.built:
-            _BUILT[key] = (record, output)
-        return record
+    return _once(key, cmd, output, lambda: build_translation(cmd, wave, workdir, timeout))
 
 
 def _digests(directory: Path) -> dict[str, str]:
