@@ -247,24 +247,31 @@ def dependencies(src: Path, ctx: Context) -> bytes:
     return _make_rule(target, [src, *headers], inv.phony_deps)
 
 
+def _preprocessed(ctx: Context, args: list[str]) -> bytes:
+    """The HIP compiler's ``-E`` output for ``args`` (the source last); its errors as nvcc's."""
+    from ..pipeline._driver import compile_command
+
+    tc = ctx.toolchain()
+    argv, _ = compile_command(tc, args, source=len(args) - 1)
+    ctx.show(argv)
+    done = run(argv, env=tc.env(), timeout=None)
+    if not done.ok:
+        sys.stderr.write(done.stderr)
+        raise _BuildFailed(done.returncode)
+    return done.stdout_bytes
+
+
 def preprocess(src: Path, language: str, ctx: Context) -> bytes:
     """``-E``: the translation (rules, unverified: this runs on every ccache lookup)
     preprocessed for the host, after one line naming what else decides the object."""
     from ..pipeline import translate_file
-    from ..pipeline._driver import compile_command
     from ..pipeline.fingerprint import code_digest
 
     inv = ctx.inv
     tc = ctx.toolchain()
     if language != "cu":
         args = ["-E", *_language_flag(language), *_host_flags(inv), *inv.hip_flags, str(src)]
-        argv, _ = compile_command(tc, args, source=len(args) - 1)
-        ctx.show(argv)
-        done = run(argv, env=tc.env(), timeout=None)
-        if not done.ok:
-            sys.stderr.write(done.stderr)
-            raise _BuildFailed(done.returncode)
-        return done.stdout_bytes
+        return _preprocessed(ctx, args)
     opts = _cuda_options(src, ctx, verify="none", want_object=False)
     result = translate_file(src, opts)
     _print_diagnostics(result)
@@ -290,12 +297,7 @@ def preprocess(src: Path, language: str, ctx: Context) -> bytes:
     defines = [f"-D{d}" for d in inv.defines]
     extra = [*system_flags(inv), *inv.hip_flags] + (["-fgpu-rdc"] if inv.rdc else [])
     args = ["-E", "--cuda-host-only", "-x", "hip", *flags, *defines, *extra, str(main)]
-    argv, _ = compile_command(tc, args, source=len(args) - 1)
-    ctx.show(argv)
-    done = run(argv, env=tc.env(), timeout=None)
-    if not done.ok:
-        sys.stderr.write(done.stderr)
-        raise _BuildFailed(done.returncode)
+    out = _preprocessed(ctx, args)
     settings = opts.settings
     head = (
         f"// cass nvcc -E: code {code_digest()[:16]}, HIP {tc.fingerprint()}, "
@@ -304,7 +306,7 @@ def preprocess(src: Path, language: str, ctx: Context) -> bytes:
     )
     # The copies' directory is under this machine's cache: named by a fixed word, the
     # output is the same wherever the cache is (ccache hashes it; nothing compiles it).
-    text = done.stdout_bytes.replace(str(scratch).encode(), b"<cass-scratch>")
+    text = out.replace(str(scratch).encode(), b"<cass-scratch>")
     return head.encode() + text
 
 
