@@ -169,8 +169,8 @@ def accuracy(
     prep: Path | None,
     programs_only: bool = False,
 ) -> dict[str, Any]:
-    from cass_build.model import HAZARD_RULES, load
     from cass_build.model import UnitStats as Stats
+    from cass_build.model import hazard_rules, load
     from cass_build.rules import translate_bytes as rules
     from cass_build.settings import Settings
     from cass_build.train.prepare import read_split
@@ -194,7 +194,9 @@ def accuracy(
         draft = ruled.data
         raw = runner.translate_unit(cuda, draft, Stats())
         raw_out = draft if raw is None else raw
-        flagged = any(d.severity == "warning" and d.rule in HAZARD_RULES for d in ruled.diagnostics)
+        flagged = any(
+            d.severity == "warning" and d.rule in hazard_rules() for d in ruled.diagnostics
+        )
         shipped = raw_out if flagged else draft
         program = rec.get("file") if rec.get("file") in programs else None
         model_compiled = compiled.get((program, "model")) if program else None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ._files import check_source, read_source
 from .errors import InputError
-from .rules.diagnostics import Diagnostic
+from .rules.diagnostics import Diagnostic, rule
 from .rules.stats import Stats
 from .settings import Settings
 
@@ -49,8 +49,7 @@ def _finish(data: bytes, path: str, settings: Settings) -> Translation:
 
     diagnostics: list[Diagnostic] = []
     if not data or data.isspace():
-        message = "empty source file; nothing to do"
-        diagnostics.append(Diagnostic(path, 1, 1, "warning", "cass-empty-input", message))
+        diagnostics.append(rule("empty-input").at(path, 1, 1))
     result = translate_bytes(data, path, settings)
     diagnostics += result.diagnostics
     return Translation(

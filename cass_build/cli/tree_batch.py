@@ -26,7 +26,7 @@ from ..pipeline.chain import _mirror_target, skip_reason
 from ..pipeline.includes import _directives
 from ..pipeline.strategies import RulesStrategy, parse_chain
 from ..rules import core_options, core_table, family_counts
-from ..rules.diagnostics import SEVERITIES, Diagnostic
+from ..rules.diagnostics import SEVERITIES, Diagnostic, rule
 from ..rules.stats import Stats
 
 __all__ = ["Batch", "lean"]
@@ -34,8 +34,6 @@ __all__ = ["Batch", "lean"]
 _Include = tuple[bytes, bool, str | None]
 """An #include line's name, whether quoted, and where the core found it: its real path,
 '' (not beside the including file) or None (not looked for)."""
-
-_EMPTY = "empty source file; nothing to do"
 
 
 _RUNTIME_PROLOGUE = b"#include <hip/hip_runtime.h>\n#line 1\n"
@@ -128,9 +126,7 @@ class Batch:
         assert isinstance(text, bytes) and isinstance(diagnostics, list)
         assert isinstance(size, int) and isinstance(seconds, float)
         assert isinstance(lines, int) and isinstance(includes, list)
-        extra = (
-            (Diagnostic(str(source), 1, 1, "warning", "cass-empty-input", _EMPTY),) if blank else ()
-        )
+        extra = (rule("empty-input").at(str(source), 1, 1),) if blank else ()
         deps = self._local_includes(real, includes)
         headers = {}
         for header in deps:

@@ -43,7 +43,15 @@ if TYPE_CHECKING:
     from ..rules import RuleResult
     from ..settings import Settings
 
-__all__ = ["ModelError", "Runner", "UnitStats", "load", "model_dir", "translate_bytes"]
+__all__ = [
+    "ModelError",
+    "Runner",
+    "UnitStats",
+    "hazard_rules",
+    "load",
+    "model_dir",
+    "translate_bytes",
+]
 
 PAD, BOS, EOS = 0, 1, 2
 
@@ -51,25 +59,34 @@ PAD, BOS, EOS = 0, 1, 2
 #: declaration the rules could not make wave-size agnostic themselves, which is
 #: what the model was trained to do. Declarations without one keep the rules'
 #: translation (see ``translate_bytes``).
-HAZARD_RULES = frozenset(
-    {
-        "cass-ballot-width",
-        "cass-lane-mask-width",
-        "cass-lane0-broadcast",
-        "cass-shfl-offset",
-        "cass-shfl-width",
-        "cass-warp-count",
-        "cass-warp-lane-arith",
-        "cass-warp-mask",
-        "cass-warp-mask32",
-        "cass-warp-size-literal",
-    }
+_HAZARDS = (
+    "ballot-width",
+    "lane-mask-width",
+    "lane0-broadcast",
+    "shfl-offset",
+    "shfl-width",
+    "warp-count",
+    "warp-lane-arith",
+    "warp-mask",
+    "warp-mask32",
+    "warp-size-literal",
 )
 FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
 
 
 class ModelError(CassError):
     """The packaged model is missing, damaged or cannot run here."""
+
+
+@functools.cache
+def hazard_rules() -> frozenset[str]:
+    """The full ids of the warp-size hazards the model was trained to fix.
+
+    Read from the diagnostic table on first use: most build steps never ask.
+    """
+    from ..rules.diagnostics import rule_ids
+
+    return rule_ids(*_HAZARDS)
 
 
 def model_dir() -> Path:
@@ -410,7 +427,7 @@ def translate_bytes(
             continue
         checked = rules(piece, path, settings)
         if not every_unit and not any(
-            d.severity == "warning" and d.rule in HAZARD_RULES for d in checked.diagnostics
+            d.severity == "warning" and d.rule in hazard_rules() for d in checked.diagnostics
         ):
             continue
         draft = checked.data

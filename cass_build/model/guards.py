@@ -33,12 +33,6 @@ __all__ = [
     "warp_constant_left",
 ]
 
-#: Host code sizing a launch for 32-lane warps. Not a reason to consult the model: the
-#: warning sits in the host function, whose declaration alone shows neither the kernel
-#: nor the launch's meaning. ``host_sizing_left`` looks for it once the model has
-#: changed a kernel.
-HOST_RULE = "cass-host-warp-count"
-
 Change = tuple[bytes, bytes]
 """A declaration's rules translation (the draft) and the model's translation of it."""
 
@@ -138,9 +132,12 @@ def _warp_constant(data: bytes, result: bytes, found: Sequence[Diagnostic]) -> s
     """
     import re
 
+    from ..rules.diagnostics import rule_id
+
     lines = data.splitlines()
+    literal = rule_id("warp-size-literal")
     for d in found:
-        if d.rule != "cass-warp-size-literal" or not 0 < d.line <= len(lines):
+        if d.rule != literal or not 0 < d.line <= len(lines):
             continue
         before = lines[d.line - 1][: d.column - 1]  # the source up to the 32
         named = re.search(rb"([A-Za-z_]\w*)\s*=?\s*$", before)
@@ -166,9 +163,15 @@ def _host_sizing(
     rules still report it in ``result``.
     """
     from ..rules import translate_bytes as rules
+    from ..rules.diagnostics import rule_id
+
+    # Host code sizing a launch for 32-lane warps. Not a reason to consult the model:
+    # the warning sits in the host function, whose declaration alone shows neither the
+    # kernel nor the launch's meaning; it counts once the model has changed a kernel.
+    host_rule = rule_id("host-warp-count")
 
     def host(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
-        return [d for d in diagnostics if d.severity == "warning" and d.rule == HOST_RULE]
+        return [d for d in diagnostics if d.severity == "warning" and d.rule == host_rule]
 
     flagged = host(found)
     if any(not any(a <= d.line <= b for a, b in changed_lines) for d in flagged):

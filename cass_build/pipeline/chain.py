@@ -24,7 +24,7 @@ from .._files import read_source
 from .._version import __version__
 from ..api import Translation
 from ..errors import ToolchainError, ToolFailedError, UsageError, VerificationError
-from ..rules.diagnostics import Diagnostic
+from ..rules.diagnostics import Diagnostic, rule
 from ..rules.stats import FamilyCount, Stats
 from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
@@ -42,8 +42,6 @@ __all__ = [
     "translate_file",
 ]
 
-VERIFY_FAILED = "cass-verify-failed"
-MODEL_FALLBACK = "cass-model-fallback"
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc"})
 
 
@@ -474,8 +472,7 @@ def _run_chain(job: _Job) -> Result:
     """Each strategy in turn; the first verified candidate wins."""
     turns = _Turns()
     if not job.data or job.data.isspace():
-        message = "empty source file; nothing to do"
-        turns.extra.append(Diagnostic(str(job.src), 1, 1, "warning", "cass-empty-input", message))
+        turns.extra.append(rule("empty-input").at(str(job.src), 1, 1))
     for strategy in job.chain:
         result = _turn(job, strategy, turns)
         if result is not None:
@@ -571,12 +568,12 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
     status = "verified" if outcome.level != "none" else "unverified"
     turns.attempts.append(Attempt(strategy.name, status, "", (), seconds))
     warn = [w for w in (job.downgrade, note) if w]
-    turns.extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
+    turns.extra += [rule("unverified").at(str(src), 0, 0, w) for w in warn]
     turns.extra += _check_only_notes(job, headers)
     if job.auto and turns.tools:  # e.g. a broken model: say why the rules stand in for it
         why = "; ".join(f"{t.tool}: {t.what}" for t in turns.tools)
         message = f"the {strategy.name} translation is used: the model could not run ({why})"
-        turns.extra.append(Diagnostic(str(src), 0, 0, "warning", MODEL_FALLBACK, message))
+        turns.extra.append(rule("model-fallback").at(str(src), 0, 0, message))
     return Result(
         path=str(src),
         data=candidate.data,
@@ -605,7 +602,7 @@ def _check_only_notes(job: _Job, translated: dict[Path, bytes]) -> list[Diagnost
             f"{header} was translated for the check only; pass --mirror {root}=OUT_DIR "
             "to write its translation"
         )
-        notes.append(Diagnostic(str(job.src), 0, 0, "note", "cass-header-not-written", message))
+        notes.append(rule("header-not-written").at(str(job.src), 0, 0, message))
     return notes
 
 
@@ -617,7 +614,7 @@ def _no_winner(job: _Job, turns: _Turns) -> Result:
     if turns.fallback is not None and job.opts.allow_unverified:
         name, candidate, headers = turns.fallback
         message = f"no candidate passed the {job.level} check; using {name} unverified ({why})"
-        turns.extra.append(Diagnostic(str(src), 0, 0, "warning", "cass-unverified", message))
+        turns.extra.append(rule("unverified").at(str(src), 0, 0, message))
         return Result(
             path=str(src),
             data=candidate.data,
@@ -637,7 +634,7 @@ def _no_winner(job: _Job, turns: _Turns) -> Result:
     messages = next((a.messages for a in failed if a.messages), ())
     first = messages[0] if messages else f"{src}: error: no candidate translation"
     details = tuple(messages[1:]) + tuple(f"{a.strategy}: {a.reason}" for a in failed)
-    msg = f"{first} [{VERIFY_FAILED}]"
+    msg = f"{first} [{rule('verify-failed').id}]"
     hint = (
         "fix the CUDA source at that line, try another --strategy, or pass "
         "--allow-unverified to keep the translation anyway"

@@ -31,9 +31,10 @@ def files_digest(root: Path, paths: list[Path]) -> str:
 
 
 def _python_files(root: Path) -> list[Path]:
-    # The headers translations include (include/cass) decide whether they compile too.
+    # The headers translations include (include/cass) decide whether they compile too;
+    # the diagnostic table (data/diagnostics/ids.toml) holds messages that results carry.
     code = [p for p in root.rglob("*.py") if "__pycache__" not in p.parts]
-    return code + sorted((root / "include").rglob("*.h"))
+    return code + sorted((root / "include").rglob("*.h")) + sorted(root.glob("data/diagnostics/*"))
 
 
 def code_digest(root: Path | None = None) -> str:

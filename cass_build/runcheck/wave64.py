@@ -226,12 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(done.stdout + done.stderr)
             return 0
     from .._proc import first_error
+    from ..rules.diagnostics import rule_id
 
     why = NO_SCRIPT if done is None else first_error(done.stdout + done.stderr)
     print(
         f"cass wave64: warning: the convergent build failed ({why}); building with "
         "independent thread scheduling, where wave operations after branches that split a "
-        "warp may disagree with AMD [cass-wave64-independent]",
+        f"warp may disagree with AMD [{rule_id('wave64-independent')}]",
         file=sys.stderr,
     )
     done = run(cmd, capture=False, timeout=None)

@@ -39,6 +39,7 @@ from .._proc import ProcessError, run
 from ..model.units import split_units
 from ..pipeline.toolchain import HipToolchain, find_hip
 from ..rules import translate_bytes
+from ..rules.diagnostics import rule_ids
 from ..settings import Settings
 from .corpus import SourceFile
 from .synth import Program, synthesize
@@ -60,20 +61,18 @@ SPLITS = ("train", "valid", "test")
 ARCH = "gfx90a"
 #: Diagnostics that name warp-size hazards: a naive unit's hazard classes. Not
 #: cass-warp-mask: a unit alone cannot show that a named mask constant is full.
-WARP_RULES = frozenset(
-    {
-        "cass-warp-mask32",
-        "cass-warp-lane-arith",
-        "cass-warp-count",
-        "cass-lane0-broadcast",
-        "cass-warp-size-literal",
-        "cass-lane-mask-width",
-        "cass-ballot-width",
-        "cass-shfl-width",
-        "cass-shfl-offset",
-        "cass-warpsize-constant",
-        "cass-host-warp-count",
-    }
+WARP_RULES = rule_ids(
+    "warp-mask32",
+    "warp-lane-arith",
+    "warp-count",
+    "lane0-broadcast",
+    "warp-size-literal",
+    "lane-mask-width",
+    "ballot-width",
+    "shfl-width",
+    "shfl-offset",
+    "warpsize-constant",
+    "host-warp-count",
 )
 _CONTAM_SUFFIXES = {".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".c"}
 

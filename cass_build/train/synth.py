@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from string import Template
 
+from ..rules.diagnostics import rule_id
+
 __all__ = ["FAMILIES", "Program", "synthesize"]
 
 
@@ -206,14 +208,14 @@ class Warp:
     def literal(self) -> str:
         """The 32 of the naive form: a literal or the program's warp macro."""
         if self.macro:
-            self.labels.add("cass-warp-size-literal")
+            self.labels.add(rule_id("warp-size-literal"))
             return self.macro
         return "32"
 
     def lane(self, x: str = "threadIdx.x") -> str:
         if not self.naive:
             return f"{x} % warpSize" if self.lane_form != 1 else f"{x} & (warpSize - 1)"
-        self.labels.add("cass-warp-lane-arith")
+        self.labels.add(rule_id("warp-lane-arith"))
         w = self.literal()
         forms = [f"{x} & 31", f"{x} % 32", f"{x} % {w}", f"{x} & ({w} - 1)"]
         return forms[self.lane_form]
@@ -221,20 +223,20 @@ class Warp:
     def warp(self, x: str = "threadIdx.x") -> str:
         if not self.naive:
             return f"{x} / warpSize"
-        self.labels.add("cass-warp-lane-arith")
+        self.labels.add(rule_id("warp-lane-arith"))
         return [f"{x} >> 5", f"{x} / 32", f"{x} / {self.literal()}"][self.warp_form]
 
     def count(self, x: str = "blockDim.x") -> str:
         if not self.naive:
             return f"({x} + warpSize - 1) / warpSize" if self.warp_form else f"{x} / warpSize"
-        self.labels.add("cass-warp-count")
+        self.labels.add(rule_id("warp-count"))
         return [f"{x} >> 5", f"{x} / 32", f"{x} / {self.literal()}"][self.warp_form]
 
     def start(self) -> str:
         """First offset of a shuffle reduction."""
         if not self.naive:
             return self.half
-        self.labels.add("cass-shfl-offset")
+        self.labels.add(rule_id("shfl-offset"))
         if self.macro == "" or self.warp_form != 2:
             return "16"
         return f"{self.literal()} / 2"
@@ -243,20 +245,20 @@ class Warp:
         """Upper bound of an offset loop that counts up (scans)."""
         if not self.naive:
             return "warpSize"
-        self.labels.add("cass-shfl-offset")
+        self.labels.add(rule_id("shfl-offset"))
         return "32" if self.warp_form != 2 or not self.macro else self.literal()
 
     def last(self) -> str:
         """Last lane of a warp."""
         if not self.naive:
             return "warpSize - 1"
-        self.labels.add("cass-warp-lane-arith")
+        self.labels.add(rule_id("warp-lane-arith"))
         return "31"
 
     def ballot_t(self) -> str:
         if not self.naive:
             return "unsigned long long"
-        self.labels.add("cass-ballot-width")
+        self.labels.add(rule_id("ballot-width"))
         return self.uint
 
     def popc(self) -> str:
@@ -268,7 +270,7 @@ class Warp:
     def one(self) -> str:
         if not self.naive:
             return "1ull"
-        self.labels.add("cass-lane-mask-width")
+        self.labels.add(rule_id("lane-mask-width"))
         return "1u"
 
     def glue(self) -> str:
@@ -1110,7 +1112,7 @@ def fam_warp_rows(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
             f"  begin = __shfl_sync({w.mask}, begin, 0);",
         ]
         if w.naive:
-            w.labels.add("cass-lane0-broadcast")
+            w.labels.add(rule_id("lane0-broadcast"))
     else:
         lines.append("  int begin = row * cols;")
     lines += [
@@ -1121,7 +1123,7 @@ def fam_warp_rows(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         "}",
     ]
     if w.naive:
-        w.labels.add("cass-host-warp-count")
+        w.labels.add(rule_id("host-warp-count"))
         rpb = f"const int rowsPerBlock = {nm.threads} / 32;"
         pre = [rpb]
     else:
@@ -1198,8 +1200,8 @@ def fam_warp_rows_norm(rng: random.Random, nm: Names, w: Warp, st: Style) -> Par
         "}",
     ]
     if w.naive:
-        w.labels.add("cass-lane0-broadcast")
-        w.labels.add("cass-host-warp-count")
+        w.labels.add(rule_id("lane0-broadcast"))
+        w.labels.add(rule_id("host-warp-count"))
         pre = ["const int lanes = 32;"]
     else:
         pre = [
@@ -1262,7 +1264,7 @@ def fam_all_lanes(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         f"  bool yes = {nm.inn}[{nm.tid}] >= 0;",
     ]
     if w.naive:
-        w.labels.add("cass-warp-mask32")
+        w.labels.add(rule_id("warp-mask32"))
         lines += [
             f"  {w.ballot_t()} {b} = __ballot_sync({w.mask}, yes);",
             f"  if ({b} == 0xffffffff) {{  //# every lane voted yes",

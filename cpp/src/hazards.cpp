@@ -73,7 +73,7 @@ void Rewriter::hazard_number(int i) {
         // #define WARP_SIZE 32
         const int name = prev_sig(i);
         if (name >= 0 && name == define_name_ && literal_value(text(i)) == 32 && lanes(name)) {
-            warp_hazard(i, "warp-size-literal",
+            warp_hazard(i, DiagId::WarpSizeLiteral,
                         "'" + std::string(text(name)) +
                             "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use "
                             "warpSize)",
@@ -94,7 +94,7 @@ void Rewriter::hazard_number(int i) {
             if (w.find("ballot") != std::string_view::npos || w == "__activemask" ||
                 w.find("mask") != std::string_view::npos ||
                 w.find("Mask") != std::string_view::npos) {
-                warp_hazard(i, "warp-mask32",
+                warp_hazard(i, DiagId::WarpMask32,
                             "'" + std::string(text(i)) +
                                 "' is a full mask only for 32 lanes; a 64-lane wavefront's is "
                                 "0xffffffffffffffff",
@@ -114,7 +114,7 @@ void Rewriter::hazard_number(int i) {
             constant = is_ident(k) && (text(k) == "const" || text(k) == "constexpr");
         }
         if (constant) {
-            warp_hazard(i, "warp-size-literal",
+            warp_hazard(i, DiagId::WarpSizeLiteral,
                         "'" + std::string(text(name)) +
                             "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use "
                             "warpSize)",
@@ -130,12 +130,12 @@ void Rewriter::hazard_number(int i) {
     if (!lane_statement(op)) return;
     if (rewrite_lane_arith(i, op, v)) return;
     const std::string what = "'" + std::string(o) + " " + std::string(text(i)) + "'";
-    warp_hazard(i, "warp-lane-arith",
+    warp_hazard(i, DiagId::WarpLaneArith,
                 what + " assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)",
                 what + " assumes 32-lane warps");
 }
 
-void Rewriter::warp_hazard(int i, const char* rule, std::string native, const std::string& what) {
+void Rewriter::warp_hazard(int i, DiagId rule, std::string native, const std::string& what) {
     if (!o_.logical_warps) {
         diag(i, Severity::Warning, rule, std::move(native));
         return;
@@ -266,7 +266,7 @@ bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
         rename(i, i, "warpSize");
         now = o == "&" ? "% warpSize" : "/ warpSize";
     }
-    diag(i, Severity::Note, "warp-lane-arith",
+    diag(i, Severity::Note, DiagId::WarpLaneArith,
          "'" + was + "' assumes 32-lane warps; rewritten as '" + std::string(now) +
              "' (the same in 32-lane warps, right in 64-lane wavefronts)");
     return true;
@@ -284,7 +284,7 @@ bool Rewriter::rewrite_warp_count(int i, int op) {
     }
     if (dead_) return true;
     if (!fn_lanes(i).warp || !binds_alone(prev_sig(dim), 5)) {
-        warp_hazard(i, "warp-count",
+        warp_hazard(i, DiagId::WarpCount,
                     "'blockDim.x / 32' counts 32-lane warps; a block has half as many 64-lane "
                     "wavefronts. Write '(blockDim.x + warpSize - 1) / warpSize' (CASS rewrites "
                     "it only in functions that name warpSize, outside a product)",
@@ -294,7 +294,7 @@ bool Rewriter::rewrite_warp_count(int i, int op) {
     insert_stable(toks_[dim].begin, "(");
     insert_stable(toks_[x].end, " + warpSize - 1)");
     rename(i, i, "warpSize");
-    diag(i, Severity::Note, "warp-count",
+    diag(i, Severity::Note, DiagId::WarpCount,
          "'blockDim.x / 32' counts 32-lane warps; rewritten as '(blockDim.x + warpSize - 1) / "
          "warpSize', the number of wavefronts (a partial last one included)");
     return true;
@@ -359,7 +359,7 @@ void Rewriter::hazard_shift(int i) {
     const std::string_view t = text(one);
     if ((t == "1" || t == "1u" || t == "1U") && is_ident(lane) && lanes(lane)) {
         const std::string what = "'" + std::string(t) + " << " + std::string(text(lane)) + "'";
-        warp_hazard(one, "lane-mask-width",
+        warp_hazard(one, DiagId::LaneMaskWidth,
                     what + " overflows for lanes 32-63 of a 64-lane wavefront; use 1ull",
                     what + " is a 32-lane mask");
     }
@@ -373,14 +373,14 @@ void Rewriter::hazard_asm(int i) {
     }
     if (!is_punct(k, "(")) return;
     if (hip_dead_) {  // e.g. under #ifndef __HIPCC__: kept for nvcc, never compiled for AMD
-        diag(i, Severity::Note, "inline-ptx",
+        diag(i, Severity::Note, DiagId::InlinePtx,
              "inline PTX assembly in a branch no HIP compile takes; kept as it is");
         return;
     }
     // ptx.cpp translates what it knows; what it does not is an error naming it.
     const std::string why = translate_asm(i, k);
     if (why.empty()) return;
-    diag(i, Severity::Error, "inline-ptx", why);
+    diag(i, Severity::Error, DiagId::InlinePtx, why);
     if (runtime_ >= 0) count(runtime_, false);
 }
 
@@ -389,7 +389,7 @@ void Rewriter::check_shfl_width(int i, const Arg& a) {
     if (a.first < 0 || a.first != a.last || toks_[a.first].kind != TokenKind::Number) return;
     const long long v = literal_value(text(a.first));
     if (v >= 1 && v <= 32 && (v & (v - 1)) == 0) return;
-    diag(a.first, Severity::Warning, "shfl-width",
+    diag(a.first, Severity::Warning, DiagId::ShflWidth,
          "width " + std::string(text(a.first)) +
              " is not a power of two of at most 32; CUDA leaves the result of '" +
              std::string(text(i)) + "' undefined");
@@ -402,7 +402,7 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
     if (w.find("shfl") != std::string_view::npos && args.size() > width_index) {
         const Arg a = args[width_index];
         if (a.first >= 0 && a.first == a.last && literal_value(text(a.first)) == 32) {
-            warp_hazard(a.first, "shfl-width",
+            warp_hazard(a.first, DiagId::ShflWidth,
                         "width 32 splits a 64-lane wavefront into two independent halves",
                         "width 32 is one warp");
         }
@@ -428,7 +428,7 @@ void Rewriter::hazard_shuffle(int i, const std::vector<Arg>& args, bool has_mask
         if (loop.reported || !loop.literal_lanes) continue;
         loop.reported = true;
         if (fn_lanes(i).warp && rewrite_loop(loop, i, args, has_mask)) continue;
-        warp_hazard(loop.header_open, "shfl-offset",
+        warp_hazard(loop.header_open, DiagId::ShflOffset,
                     "this shuffle loop covers 32 lanes; on a 64-lane wavefront lanes 32-63 are "
                     "left out (bound it by warpSize)",
                     "this shuffle loop covers 32 lanes");
@@ -485,7 +485,7 @@ bool Rewriter::rewrite_loop(Loop& loop, int shuffle, const std::vector<Arg>& arg
         return false;
     }
     loop.rewritten = true;
-    diag(loop.header_open, Severity::Note, "shfl-offset",
+    diag(loop.header_open, Severity::Note, DiagId::ShflOffset,
          "this shuffle loop covered 32 lanes while the function counts lanes by warpSize; its "
          "bound now reads warpSize (the same in 32-lane warps, all 64 lanes of a wavefront)");
     (void)shuffle;
@@ -509,7 +509,7 @@ void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_ma
     if (!f.warp && f.team32) {
         if (dead_) return;
         insert_stable(toks_[src.last].end, ", 32");
-        diag(src.first, Severity::Note, "lane0-broadcast",
+        diag(src.first, Severity::Note, DiagId::Lane0Broadcast,
              "broadcast from lane 0 in a function that groups threads by 32: width 32 added, "
              "so each 32-lane half of a 64-lane wavefront reads its own lane 0, as in CUDA");
         return;
@@ -534,7 +534,7 @@ void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_ma
         }
     }
     if (body >= 0 && bad_loop_bodies_.count(body) != 0) {
-        warp_hazard(src.first, "lane0-broadcast",
+        warp_hazard(src.first, DiagId::Lane0Broadcast,
                     "broadcast from lane 0 after a shuffle loop that covered 32 lanes: on a "
                     "64-lane wavefront lane 0 holds only lanes 0-31's result and lanes 32-63 "
                     "get it too. Bound the loop by warpSize, or pass width 32 here if each "
@@ -553,11 +553,11 @@ void Rewriter::hazard_ballot(int i) {
             if ((f == "__popc" || f == "__ffs") && !dead_ && fn_lanes(i).warp) {
                 // The count and the first set lane are the same in 32 lanes.
                 rename(fn, fn, f == "__popc" ? "__popcll" : "__ffsll");
-                diag(i, Severity::Note, "ballot-width",
+                diag(i, Severity::Note, DiagId::BallotWidth,
                      "'" + std::string(f) + "' read 32 bits of a 64-bit ballot; rewritten as '" +
                          std::string(f) + "ll'");
             } else if (f == "__popc" || f == "__ffs" || f == "__clz" || f == "__brev") {
-                diag(i, Severity::Warning, "ballot-width",
+                diag(i, Severity::Warning, DiagId::BallotWidth,
                      "'" + std::string(f) + "' reads 32 bits of a 64-bit ballot; use '" +
                          std::string(f) +
                          "ll' (its result counts from bit 63, so check the "
@@ -579,7 +579,7 @@ void Rewriter::hazard_ballot(int i) {
         narrow = narrow || w == "unsigned" || w == "int" || w == "uint32_t" || w == "uint";
     }
     if (narrow && !widen_ballot(i, p)) {
-        diag(i, Severity::Warning, "ballot-width",
+        diag(i, Severity::Warning, DiagId::BallotWidth,
              "a 64-lane ballot is stored in 32 bits: lanes 32-63 are lost (use uint64_t)");
     }
 }
@@ -633,7 +633,7 @@ bool Rewriter::widen_ballot(int call, int name) {
         if (const Entry* e = entry(fn); e != nullptr) count(e->family, true);
         rename(fn, fn, text(fn) == "__popc" ? "__popcll" : "__ffsll");
     }
-    diag(call, Severity::Note, "ballot-width",
+    diag(call, Severity::Note, DiagId::BallotWidth,
          "a 64-lane ballot was stored in 32 bits; '" + std::string(text(name)) +
              "' is now 'unsigned long long'" +
              (counts.empty() ? std::string() : " and its __popc/__ffs are __popcll/__ffsll"));
@@ -660,15 +660,13 @@ void Rewriter::hazard_warp_size(int i) {
     }
     if (in_directive(i)) constant = true;
     if (constant) {
-        diag(i, Severity::Warning, "warpsize-constant",
-             "HIP's warpSize is not a compile-time constant; use a template parameter or "
-             "__AMDGCN_WAVEFRONT_SIZE");
+        diag(i, Severity::Warning, DiagId::WarpsizeConstant, kWarpsizeConstantMessage);
     }
 }
 
 void Rewriter::hazard_texture(int i) {
     if (!is_punct(next_sig(i), "<")) return;
-    diag(i, Severity::Warning, "texture-reference",
+    diag(i, Severity::Warning, DiagId::TextureReference,
          std::string(text(i)) +
              " references are deprecated in HIP and removed in CUDA 12; use texture objects");
 }
@@ -1000,7 +998,7 @@ void Rewriter::hazard_launch(int i) {
             before_op ? std::string(text(hit)) + " " + std::string(text(next_sig(hit)))
                       : std::string(text(op)) + " " + std::string(text(hit));
         warp_hazard(
-            hit, "host-warp-count",
+            hit, DiagId::HostWarpCount,
             "'" + what + "' sizes the launch of '" + std::string(text(name)) +
                 "' for 32-lane warps" + (per_warp ? ", and the kernel works per warp" : "") +
                 ": where the kernel counts lanes by warpSize, a block holds half the waves this "

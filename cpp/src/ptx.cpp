@@ -2180,7 +2180,7 @@ std::string Rewriter::translate_asm(int i, int open) {
     for (std::size_t n = 0; n < r.opcodes.size() && n < 6; ++n)
         list += (n ? ", " : "") + r.opcodes[n];
     if (r.opcodes.size() > 6) list += ", ...";
-    diag(i, Severity::Note, "inline-ptx-translated",
+    diag(i, Severity::Note, DiagId::InlinePtxTranslated,
          "inline PTX translated to HIP" +
              std::string(o_.logical_warps ? " (32-lane logical warps)" : "") +
              (list.empty() ? "" : ": " + list));

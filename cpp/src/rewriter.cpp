@@ -253,7 +253,7 @@ bool Rewriter::call_ok(int name, int open, const std::vector<Arg>& args) {
         why = "an argument is empty";
     }
     if (why == nullptr) return true;
-    diag(name, Severity::Warning, "malformed-call",
+    diag(name, Severity::Warning, DiagId::MalformedCall,
          "cannot parse the arguments of '" + std::string(text(name)) + "': " + why +
              "; they were left unchanged");
     return false;
@@ -324,12 +324,12 @@ void Rewriter::consume(int first, int last) {
     for (int k = first; k <= last; ++k) consumed_[k] = 1;
 }
 
-void Rewriter::diag(int token, Severity severity, const char* rule, std::string message) {
+void Rewriter::diag(int token, Severity severity, DiagId rule, std::string message) {
     if (dead_) return;  // inactive preprocessor branch: a compiler would not look either
     Diagnostic d;
     d.offset = token >= 0 && token < ntok_ ? toks_[token].begin : 0;
     d.severity = severity;
-    d.rule = rule;
+    d.rule = diag_name(rule);
     d.message = std::move(message);
     diags_.push_back(std::move(d));
 }
@@ -511,20 +511,20 @@ void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
         // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call. After a
         // number too: `CUDART_VERSION __CUDA_ARCH__` becomes `12080 __CUDA_ARCH__`, and
         // the second translation must refuse it as the first did.
-        diag(i, Severity::Warning, "cuda-arch",
+        diag(i, Severity::Warning, DiagId::CudaArch,
              "cannot rewrite " + std::string(text(i)) +
                  " right after a name; it was left "
                  "unchanged");
     } else if (in_if) {
         replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
         if (once_.insert("cuda-arch-value").second) {
-            diag(i, Severity::Note, "cuda-arch",
+            diag(i, Severity::Note, DiagId::CudaArch,
                  std::string(text(i)) + " in a preprocessor condition is taken as " +
                      std::to_string(o_.cuda_arch) + " in AMD device code (--cuda-arch changes it)");
         }
     } else {
         diag(
-            i, Severity::Warning, "cuda-arch",
+            i, Severity::Warning, DiagId::CudaArch,
             "HIP compilers do not define " + std::string(text(i)) + "; test " + e.hip + " instead");
     }
 }
@@ -542,7 +542,7 @@ void Rewriter::rewrite_version_macro(const Entry& e, int i) {
     const std::string value = std::to_string(version_value(e, o_.cuda_version));
     replace(i, i, value + (quote_next ? " " : ""));
     if (once_.insert("cuda-version").second) {
-        diag(i, Severity::Note, "cuda-version",
+        diag(i, Severity::Note, DiagId::CudaVersion,
              std::string(text(i)) + " is taken as " + value +
                  ", selecting the code written for that CUDA release (--cuda-version changes it)");
     }
@@ -657,7 +657,7 @@ bool Rewriter::steer_to_hip(int keyword) {
     }
     insert_stable(toks_[next_sig(keyword)].begin, "!defined(__HIPCC__) && (");
     insert_stable(toks_[last].end, ")");
-    diag(keyword, Severity::Note, "cuda-version",
+    diag(keyword, Severity::Note, DiagId::CudaVersion,
          "this branch tests the CUDA version and a later #elif of the same chain tests for "
          "HIP; it is made inactive under HIP so that the source's own HIP branch is taken");
     return true;
@@ -682,7 +682,7 @@ void Rewriter::on_header_name(int i) {
         const bool legacy_header =
             e->rewrite == Rewrite::LegacyApi && legacy_family_ == static_cast<int>(e->family);
         if (e->status == Status::Unsupported || legacy_header) {
-            diag(i, Severity::Error, "unsupported-api",
+            diag(i, Severity::Error, DiagId::UnsupportedApi,
                  "header '" + inner + "' has no HIP equivalent" +
                      (e->note.empty() ? "" : ": " + e->note));
             count(e->family, false);
@@ -693,7 +693,7 @@ void Rewriter::on_header_name(int i) {
         } else {
             target = e->hip;
             if (e->since > o_.hip_version) {
-                diag(i, Severity::Error, "hip-version",
+                diag(i, Severity::Error, DiagId::HipVersion,
                      "header '" + target + "' needs HIP " + version_text(e->since) +
                          " or newer; the target is HIP " + version_text(o_.hip_version) +
                          " (--hip-version)");
@@ -702,7 +702,7 @@ void Rewriter::on_header_name(int i) {
         count(e->family, true);
         mapped = true;
         if (!e->note.empty() && noted_.insert(e).second) {
-            diag(i, Severity::Warning, "behavior-differs", "'" + inner + "': " + e->note);
+            diag(i, Severity::Warning, DiagId::BehaviorDiffers, "'" + inner + "': " + e->note);
         }
     } else if (open == '"' && o_.rename_cu_includes && inner.size() > 3 &&
                inner.compare(inner.size() - 3, 3, ".cu") == 0) {
@@ -712,7 +712,7 @@ void Rewriter::on_header_name(int i) {
         const std::string base = inner.substr(slash == std::string::npos ? 0 : slash + 1);
         const int family = t_.guess_family(base);
         if (family >= 0) {
-            diag(i, Severity::Warning, "unknown-api",
+            diag(i, Severity::Warning, DiagId::UnknownApi,
                  "header '" + inner + "' has no known HIP counterpart; it was left unchanged");
             count(family, false);
         }
@@ -762,14 +762,14 @@ void Rewriter::apply(const Entry& e, int i) {
         return;
     }
     if (e.status == Status::Unsupported) {
-        diag(i, Severity::Error, "unsupported-api",
+        diag(i, Severity::Error, DiagId::UnsupportedApi,
              "'" + std::string(w) + "' has no HIP equivalent" +
                  (e.note.empty() ? "" : ": " + e.note));
         count(e.family, false);
         return;
     }
     if (e.family == legacy_family_ && e.kind == Kind::Function && is_punct(next_sig(i), "(")) {
-        diag(i, Severity::Error, "unsupported-api",
+        diag(i, Severity::Error, DiagId::UnsupportedApi,
              "'" + std::string(w) +
                  "' here is the legacy API of a header this file includes (no handle "
                  "argument), which HIP's library does not provide; port the call to the "
@@ -780,7 +780,7 @@ void Rewriter::apply(const Entry& e, int i) {
     const bool too_new = e.since > o_.hip_version;
     const bool legacy = too_new && !e.legacy.empty();
     if (too_new && !legacy) {
-        diag(i, Severity::Error, "hip-version",
+        diag(i, Severity::Error, DiagId::HipVersion,
              "'" + e.hip + "' needs HIP " + version_text(e.since) +
                  " or newer; the target is HIP " + version_text(o_.hip_version) +
                  " (--hip-version)");
@@ -789,10 +789,10 @@ void Rewriter::apply(const Entry& e, int i) {
         count(e.family, true);
     }
     if (e.status == Status::Deprecated) {
-        diag(i, Severity::Warning, "deprecated-api",
+        diag(i, Severity::Warning, DiagId::DeprecatedApi,
              "'" + std::string(w) + "' is deprecated" + (e.note.empty() ? "" : ": " + e.note));
     } else if (!e.note.empty() && noted_.insert(&e).second) {
-        diag(i, Severity::Warning, "behavior-differs", "'" + std::string(w) + "': " + e.note);
+        diag(i, Severity::Warning, DiagId::BehaviorDiffers, "'" + std::string(w) + "': " + e.note);
     }
     switch (e.rewrite) {
         case Rewrite::ArchMacro:
@@ -875,7 +875,7 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
         const Arg mask = args[0];
         if (legacy) {
             if (!is_full_mask(mask)) {
-                diag(mask.first, Severity::Warning, "warp-mask",
+                diag(mask.first, Severity::Warning, DiagId::WarpMask,
                      "lane mask '" + squeeze(mask.first, mask.last) +
                          "' is not provably full; HIP " + version_text(o_.hip_version) +
                          " has no masked '" + std::string(text(i)) +
@@ -891,7 +891,7 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
             if (is_full_mask(mask)) {
                 rename(mask.first, mask.last, "0xffffffffffffffffull");
             } else {
-                diag(mask.first, Severity::Warning, "warp-mask",
+                diag(mask.first, Severity::Warning, DiagId::WarpMask,
                      "lane mask '" + squeeze(mask.first, mask.last) +
                          "' is 32 bits wide; it is widened to 64 bits, so lanes 32-63 of a "
                          "64-lane wavefront are not in it");
@@ -959,7 +959,7 @@ void Rewriter::rewrite_replace_call(const Entry& e, int i, bool legacy) {
         if (match(open) > open && !breaks_between(open, match(open)) && call_args(open).empty()) {
             rename(i, match(open), e.legacy);
         } else {
-            diag(i, Severity::Warning, "malformed-call",
+            diag(i, Severity::Warning, DiagId::MalformedCall,
                  "cannot parse the call of '" + std::string(text(i)) + "' (HIP " +
                      version_text(o_.hip_version) + " spells it '" + e.legacy +
                      "'); it was left unchanged");
@@ -978,19 +978,19 @@ void Rewriter::rewrite_location(const Entry& e, int i, std::size_t loc_arg, bool
     const Arg loc = args[loc_arg];
     const std::string device = device_of_location(loc);
     if (device.empty()) {
-        diag(loc.first, Severity::Warning, "malformed-call",
+        diag(loc.first, Severity::Warning, DiagId::MalformedCall,
              "cannot read the device of this cudaMemLocation; the call was left unchanged");
         return;
     }
     replace(loc.first, loc.last, device);
-    diag(loc.first, Severity::Note, "signature-rewrite",
+    diag(loc.first, Severity::Note, DiagId::SignatureRewrite,
          "CUDA 13 '" + std::string(text(i)) + "' takes a cudaMemLocation; '" + e.hip +
              "' takes a device id");
     if (drop_flags && args.size() > loc_arg + 1) {
         const Arg flags = args[loc_arg + 1];
         const std::string value = squeeze(flags.first, flags.last);
         if (value != "0" && value != "0u" && value != "0U") {
-            diag(flags.first, Severity::Warning, "signature-rewrite",
+            diag(flags.first, Severity::Warning, DiagId::SignatureRewrite,
                  "prefetch flags '" + value + "' have no HIP counterpart and were dropped");
         }
         edits_.push_back(Edit{toks_[loc.last].end, toks_[flags.last].end, ""});
@@ -1029,7 +1029,7 @@ void Rewriter::report_device_only(const Entry& e, int i) {
         if (!device) host = true;
     }
     if (!host) return;
-    diag(i, Severity::Warning, "device-only",
+    diag(i, Severity::Warning, DiagId::DeviceOnly,
          "'" + e.legacy + "' is a device function in HIP " + version_text(o_.hip_version) +
              " (host and device from HIP " + version_text(e.since) +
              "); host code that calls it does not compile there" +
@@ -1105,7 +1105,7 @@ void Rewriter::on_identifier(int i) {
     const bool upper =
         std::none_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
     if (!(upper && is_punct(next_sig(i), "("))) {
-        diag(i, Severity::Warning, "unknown-api",
+        diag(i, Severity::Warning, DiagId::UnknownApi,
              "'" + std::string(w) + "' is not a known CUDA API; it was left unchanged");
         count(family, false);
     }
@@ -1170,7 +1170,7 @@ void Rewriter::on_launch(int i) {
     const int first_config = next_sig(i);
     const int last_config = prev_sig(close);
     if (start < 0 || first_config >= close) {
-        diag(i, Severity::Warning, "launch-syntax",
+        diag(i, Severity::Warning, DiagId::LaunchSyntax,
              "cannot find the kernel of this launch; it was kept as <<<...>>>");
         return;
     }
@@ -1190,7 +1190,7 @@ void Rewriter::on_launch(int i) {
         !balanced(paren, match(paren)) || config.size() > 4 ||
         std::any_of(config.begin(), config.end(), empty) ||
         std::any_of(call.begin(), call.end(), empty)) {
-        diag(i, Severity::Warning, "launch-syntax",
+        diag(i, Severity::Warning, DiagId::LaunchSyntax,
              "cannot parse this launch (an empty argument, more than four launch parameters, "
              "unpaired brackets, or a directive or unterminated literal inside); it was kept "
              "as <<<...>>>");
@@ -1274,11 +1274,11 @@ void Rewriter::report_truncation() {
                            : k == TokenKind::HeaderName ? "header name"
                            : k == TokenKind::Char       ? "character literal"
                                                         : "string literal";
-        diag(i, Severity::Warning, "truncated-input",
+        diag(i, Severity::Warning, DiagId::TruncatedInput,
              std::string("unterminated ") + what +
                  (toks_[i].end == s_.size() ? "; is the file truncated?" : ""));
     } else if (scan_.unclosed_brace >= 0) {
-        diag(scan_.unclosed_brace, Severity::Warning, "truncated-input",
+        diag(scan_.unclosed_brace, Severity::Warning, DiagId::TruncatedInput,
              "this '{' is never closed; is the file truncated?");
     }
 }
@@ -1408,7 +1408,7 @@ void Rewriter::find_shadowing_macros() {
         for (const int* u = first; u != end; ++u) {
             if (consumed_[*u] == 0) rename(*u, *u, renamed);
         }
-        diag(name, Severity::Warning, "macro-shadows-hip",
+        diag(name, Severity::Warning, DiagId::MacroShadowsHip,
              "'" + std::string(w) +
                  "' is also a HIP name that the translation writes; the file's own macro "
                  "would hide HIP's, so it is renamed '" +

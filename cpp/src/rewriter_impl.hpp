@@ -15,6 +15,7 @@
 
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
+#include "diag_ids.hpp"
 #include "scanner.hpp"
 
 // An internal invariant. Builds without NDEBUG (the core tests, the fuzzer)
@@ -190,7 +191,7 @@ public:
     void rename(int first, int last, std::string_view stable);
     void insert_stable(std::uint32_t offset, std::string_view stable);
     void consume(int first, int last);
-    void diag(int token, Severity severity, const char* rule, std::string message);
+    void diag(int token, Severity severity, DiagId rule, std::string message);
 
     // --- hazards (hazards.cpp) ---------------------------------------------
     void scan_loops();
@@ -247,7 +248,7 @@ private:
     void rewrite_sync_mask(const Entry& e, int i, bool legacy);
     void apply_warp(const Entry& e, int i);
     // A 32-lane assumption: a warning in --warp native, a note in --warp cuda (hazards.cpp).
-    void warp_hazard(int i, const char* rule, std::string native, const std::string& what);
+    void warp_hazard(int i, DiagId rule, std::string native, const std::string& what);
     bool rewrite_by_arity(const Entry& e, int i);
     bool rewrite_surf_read(const Entry& e, int i);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);
