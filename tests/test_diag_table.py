@@ -73,6 +73,16 @@ def test_outside_a_checkout_the_generator_says_so(tmp_path: Path) -> None:
     )
 
 
+def test_docs_without_the_index_markers_are_a_one_line_error(tmp_path: Path) -> None:
+    root = _checkout(tmp_path)
+    docs = root / DOCS
+    docs.write_text(docs.read_text().replace("<!-- END diagnostic index -->", ""))
+    proc = _generate("--write", "--root", str(root))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("docs/diagnostics.md: error: the index markers are missing")
+    assert proc.stderr.count("\n") == 1
+
+
 def test_the_core_uses_each_of_its_ids_and_no_other() -> None:
     """Every core id of the table is reported somewhere in cpp/src, through the
     generated enum (a string literal would not compile), and every enum name used

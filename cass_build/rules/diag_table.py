@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import TableError
 from .diagnostics import Kind, table
 
 __all__ = ["enum_name", "main", "render_header", "render_index", "update_docs"]
@@ -106,7 +107,7 @@ def update_docs(text: str, kinds: Sequence[Kind]) -> str:
     """``text`` with its index replaced by the current one."""
     pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
     if not pattern.search(text):
-        msg = f"{DOCS}: the index markers are missing ({BEGIN} ... {END})"
+        msg = f"{DOCS}: error: the index markers are missing ({BEGIN} ... {END})"
         raise ValueError(msg)
     return pattern.sub(lambda _: render_index(kinds), text, count=1)
 
@@ -130,8 +131,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from .._files import write_atomic
 
+    try:
+        outputs = _outputs(root)
+    except (ValueError, TableError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
     stale = []
-    for path, text in _outputs(root).items():
+    for path, text in outputs.items():
         if path.is_file() and path.read_text(encoding="utf-8") == text:
             continue
         if args.check:
