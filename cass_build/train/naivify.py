@@ -41,6 +41,7 @@ _WIDE_T = r"(?:unsigned\s+long\s+long(?:\s+int)?|uint64_t|unsigned\s+__int64)"
 _BALLOT_DECL = re.compile(
     rf"\b(const\s+)?{_WIDE_T}(\s+)([A-Za-z_]\w*)(\s*=\s*)(?=(?:__ballot_sync|__ballot|__activemask)\s*\()"
 )
+_DERIVED_DECL = re.compile(rf"\b(const\s+)?{_WIDE_T}(\s+)([A-Za-z_]\w*)\s*=([^;]*)")
 _ONE_WIDE = re.compile(r"\b1(?:ull|ULL|llu|LLU)\b")
 _BIT64 = re.compile(r"\b(__popcll|__ffsll|__clzll)\s*\(")
 _ALL_TEST = re.compile(r"\b__popcll\s*\(\s*([A-Za-z_]\w*)\s*\)\s*==\s*(?:32|warpSize)\b")
@@ -82,6 +83,19 @@ def _narrow_ballots(text: str, rng: random.Random) -> str:
         return f"{m.group(1) or ''}{t32}{m.group(2)}{m.group(3)}{m.group(4)}"
 
     text = _BALLOT_DECL.sub(decl, text)
+    # Values computed from a narrowed ballot (``below = b & mask``) narrow with it.
+    for _ in range(3):
+        before = len(names)
+
+        def derived(m: re.Match[str]) -> str:
+            if not any(re.search(rf"\b{n}\b", m.group(4)) for n in names):
+                return m.group(0)
+            names.add(m.group(3))
+            return f"{m.group(1) or ''}{t32}{m.group(2)}{m.group(3)} ={m.group(4)}"
+
+        text = _DERIVED_DECL.sub(derived, text)
+        if len(names) == before:
+            break
     full = rng.choice(["0xffffffff", "0xFFFFFFFF", "0xffffffffu", "~0u"])
     text = _ALL_TEST.sub(
         lambda m: f"{m.group(1)} == {full}" if m.group(1) in names else m.group(0), text
