@@ -154,7 +154,7 @@ _W_MOD = re.compile(
 )
 _W_DIV = re.compile(rf"\(?\b({_LANE_OPERAND}){_WS}(?:>>{_WS}5\b|/{_WS}32\b)\)?(?![\w.])")
 _W_COUNT = re.compile(
-    rf"\(?{_WS}blockDim\.x{_WS}(?:/{_WS}32|>>{_WS}5)\b\)?"
+    rf"\(?blockDim\.x{_WS}(?:/{_WS}32|>>{_WS}5)\b\)?"
     rf"|\({_WS}blockDim\.x{_WS}\+{_WS}31{_WS}\){_WS}/{_WS}32\b"
 )
 _W_SHFL_LOOP = re.compile(
