@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import shutil
 import subprocess
@@ -279,3 +280,27 @@ def test_sdist_units_are_verified_on_their_own(tmp_path: Path) -> None:
         0,
         2,
     }
+
+
+def test_style_layer_adds_real_code_surface_to_both_forms() -> None:
+    seen = {"banner": 0, "loop_macro": 0, "inline_macro": 0, "unroll": 0, "extra": 0}
+    for seed in range(200):
+        p = synthesize(seed)
+        for text in (p.naive, p.agnostic):
+            lines = [ln.strip() for ln in text.splitlines()]
+            # clang rejects a repeated loop pragma: the layer adds none where one is.
+            assert not any(
+                a.startswith("#pragma unroll") and b.startswith("#pragma unroll")
+                for a, b in itertools.pairwise(lines)
+            ), p.name
+        seen["banner"] += p.naive.startswith(("// SPDX", "/**\n * @file", "// ===", "/*\n"))
+        seen["loop_macro"] += "CUDA_KERNEL_LOOP(" in p.naive
+        seen["inline_macro"] += "#define DEVICE_INLINE" in p.naive
+        seen["unroll"] += "#pragma unroll" in p.naive
+        seen["extra"] += any(
+            n in p.naive for n in ("fillValues", "scaleInPlace", "countSetFlags", "laneRank")
+        )
+        if "countSetFlags" in p.naive:
+            assert "countSetFlags" in p.agnostic and "__popcll(m)" in p.agnostic
+            assert "__popc(m)" in p.naive
+    assert all(n > 0 for n in seen.values()), seen

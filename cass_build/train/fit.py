@@ -258,7 +258,9 @@ def main(argv: list[str] | None = None) -> int:
                 torch.cuda.synchronize()
             # The first steps include CUDA's start-up and kernel selection: time the rest.
             per_step = (time.time() - calib_start) / (calibrate - calibrate // 3)
-            steps = max(calibrate + 1, int((cap - (time.time() - start)) / per_step) + step)
+            # 97% of the time left: the schedule ends before the hard stop at --minutes.
+            left = cap - (time.time() - start)
+            steps = max(calibrate + 1, int(0.97 * left / per_step) + step)
             print(f"calibrated: {per_step * 1000:.1f} ms/step -> {steps} steps", flush=True)
         if step % 100 == 0:
             entry = {"step": step, "loss": loss.item(), "lr": lr, "s": time.time() - start}

@@ -105,6 +105,15 @@ def _doc(name: str, style: int) -> str:
     return f"// ---- {words} ----\n"
 
 
+def _unroll(m: re.Match[str]) -> str:
+    """``#pragma unroll`` above a halving loop, unless one is there already (clang
+    rejects two)."""
+    before = m.string[: m.start()].rstrip().rsplit("\n", 1)[-1]
+    if before.strip().startswith("#pragma"):
+        return m.group(0)
+    return f"{m.group(1)}#pragma unroll\n{m.group(1)}{m.group(2)}"
+
+
 def _after_includes(text: str, block: str) -> str:
     at = text.find("\n\n", max(0, text.rfind("#include")))
     at = len(text) if at < 0 else at
@@ -132,7 +141,7 @@ def decorate(text: str, seed: int, *, naive: bool, hazard: bool, title: str, fil
         text = text.replace("__device__ __forceinline__", "DEVICE_INLINE")
         text = _after_includes(text, "#define DEVICE_INLINE __device__ __forceinline__")
     if rng.random() < 0.3:
-        text = _HALVING.sub(r"\1#pragma unroll\n\1\2", text)
+        text = _HALVING.sub(_unroll, text)
     extras: list[str] = []
     if rng.random() < 0.35:
         name, body = rng.choice(_PLAIN_UTILS)
