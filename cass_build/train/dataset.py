@@ -388,9 +388,12 @@ def _bench_manifest(p: Program) -> str:
 
 _DATA_CODE = (
     "cass_build/train/synth.py",
+    "cass_build/train/synth_style.py",
+    "cass_build/train/naivify.py",
+    "cass_build/train/corpus.py",
     "cass_build/train/sdist.py",
     "cass_build/train/dataset.py",
-    "cass_build/units.py",
+    "cass_build/model/units.py",
 )
 
 
@@ -848,6 +851,8 @@ def build(
         msg = "no HIP toolchain (hipcc) found: targets cannot be verified"
         raise RuntimeError(msg)
     settings = data_settings()
+    # Read now, not at the end: commits made while a long build runs are not its code.
+    commit = _commit(root)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     files, sdist_manifest = _collect(out_dir, seed, synth, sdist, cache, counts, log)
 
@@ -889,7 +894,7 @@ def build(
         "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
         + ("" if sdist else " --no-sdist"),
         "seed": seed,
-        "commit": _commit(root),
+        "commit": commit,
         "hip_version": ".".join(map(str, settings.resolved_hip_version())),
         "hipcc": f"{toolchain.hipcc} {toolchain.version_text}",
         "arch": ARCH,
