@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import shutil
 import subprocess
@@ -199,7 +200,21 @@ def test_small_build(tmp_path: Path) -> None:
             for line in fh:
                 r = json.loads(line)
                 files.setdefault(r["file"], set()).add(split)
-                assert set(r) == {"id", "source", "file", "cuda", "hip", "hazards", "naive"}
+                assert set(r) == {
+                    "id",
+                    "source",
+                    "package",
+                    "origin",
+                    "file",
+                    "cuda",
+                    "hip",
+                    "hazards",
+                    "naive",
+                }
+                assert r["package"] == "synth" and r["origin"] in ("synth", "naivify")
+                # Targets are native-mode translations: no <cass/warp.h> logical warps.
+                assert "__cass_" not in r["hip"], r["id"]
+                assert r["origin"] != "naivify" or r["naive"]
                 # Units are source bytes read as latin-1: every character is one byte.
                 assert max(map(ord, r["cuda"] + r["hip"]), default=0) < 256
                 assert len(r["cuda"]) <= 4096 and len(r["hip"]) <= 4096
@@ -209,9 +224,83 @@ def test_small_build(tmp_path: Path) -> None:
     assert all(len(s) == 1 for s in files.values()), "a file in two splits"
     assert total == sum(manifest["units"].values()) and hazards == manifest["hazard_units"]
     assert manifest["counts"]["synth"]["files_fetched"] == 60
+    assert manifest["warp"] == "native"
+    assert manifest["counts"]["synth"]["kept_train_naivify"] > 0
     programs = discover(out / "test_programs") if manifest["test_programs"] else []
     assert len(programs) == manifest["test_programs"]
     for prog in programs:
         assert files[prog.directory.name] == {"test"}
     dedup = json.loads((out / "dedup.json").read_text())
     assert dedup["reference_units"] > 1000
+
+
+def test_naive_variants_are_flagged_by_the_rules() -> None:
+    from cass_build.train.dataset import data_settings, naive_variants
+
+    unit = (
+        b"__device__ float warpSum(float v) {\n"
+        b"  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+        b"  return v;\n}\n"
+    )
+    made = naive_variants(unit, "f#0", 2, data_settings())
+    assert made and all(b"warpSize" not in v for v in made)
+    assert len(set(made)) == len(made)
+    plain = b"__device__ float twice(float v) { return 2 * v; }\n"
+    assert naive_variants(plain, "f#1", 2, data_settings()) == []
+
+
+def test_the_default_warp_mode_would_give_logical_warp_targets() -> None:
+    # Why data_settings() exists: cuda mode (the default) keeps 32-lane warps exact
+    # through <cass/warp.h>, so its translations are full of __cass_* calls.
+    from cass_build.rules import translate_bytes
+    from cass_build.settings import Settings
+    from cass_build.train.dataset import data_settings
+
+    p = synthesize(5, "warp_rows")
+    assert b"__cass_" in translate_bytes(p.agnostic.encode(), "p.cu", Settings()).data
+    assert b"__cass_" not in translate_bytes(p.agnostic.encode(), "p.cu", data_settings()).data
+
+
+@pytest.mark.slow
+def test_sdist_units_are_verified_on_their_own(tmp_path: Path) -> None:
+    _hipcc_or_skip()
+    toolchain = find_hip()
+    assert toolchain is not None
+    from cass_build.train.dataset import _units_alone
+
+    records = [
+        {
+            "hip": "template <typename T>\n"
+            "__global__ void k(T* p, int n) { if (threadIdx.x < n) p[threadIdx.x] = 0; }\n"
+        },
+        {"hip": "__global__ void k2(at::Half* p) { p[0] = 0; }\n"},  # needs PyTorch
+        {"hip": "__device__ float sq(float x) { return x * x; }\n"},
+    ]
+    assert _units_alone([0, 1, 2], records, toolchain, batch=10, jobs=1, log=lambda s: None) == {
+        0,
+        2,
+    }
+
+
+def test_style_layer_adds_real_code_surface_to_both_forms() -> None:
+    seen = {"banner": 0, "loop_macro": 0, "inline_macro": 0, "unroll": 0, "extra": 0}
+    for seed in range(200):
+        p = synthesize(seed)
+        for text in (p.naive, p.agnostic):
+            lines = [ln.strip() for ln in text.splitlines()]
+            # clang rejects a repeated loop pragma: the layer adds none where one is.
+            assert not any(
+                a.startswith("#pragma unroll") and b.startswith("#pragma unroll")
+                for a, b in itertools.pairwise(lines)
+            ), p.name
+        seen["banner"] += p.naive.startswith(("// SPDX", "/**\n * @file", "// ===", "/*\n"))
+        seen["loop_macro"] += "CUDA_KERNEL_LOOP(" in p.naive
+        seen["inline_macro"] += "#define DEVICE_INLINE" in p.naive
+        seen["unroll"] += "#pragma unroll" in p.naive
+        seen["extra"] += any(
+            n in p.naive for n in ("fillValues", "scaleInPlace", "countSetFlags", "laneRank")
+        )
+        if "countSetFlags" in p.naive:
+            assert "countSetFlags" in p.agnostic and "__popcll(m)" in p.agnostic
+            assert "__popc(m)" in p.naive
+    assert all(n > 0 for n in seen.values()), seen

@@ -39,9 +39,10 @@ from .._proc import ProcessError, run
 from ..model.units import split_units
 from ..pipeline.toolchain import HipToolchain, find_hip
 from ..rules import translate_bytes
-from ..rules.diagnostics import rule_ids
+from ..rules.diagnostics import rule_id, rule_ids
 from ..settings import Settings
 from .corpus import SourceFile
+from .naivify import naivify, widen
 from .synth import Program, synthesize
 
 __all__ = [
@@ -50,6 +51,9 @@ __all__ = [
     "build",
     "compile_batches",
     "contamination",
+    "data_settings",
+    "held_out_packages",
+    "naive_variants",
     "near_duplicates",
     "normalize",
     "reference_units",
@@ -74,6 +78,11 @@ WARP_RULES = rule_ids(
     "warpsize-constant",
     "host-warp-count",
 )
+#: Naive variants drawn per agnostic unit: real code is scarce, synthesized code has its
+#: own naive twin already.
+NAIVE_VARIANTS = {"synth": 1, "sdist": 2}
+#: Share of the sdist packages held out whole as the test split.
+HELD_OUT_SHARE = 0.2
 _CONTAM_SUFFIXES = {".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".c"}
 
 
@@ -100,11 +109,39 @@ def shingles(text: str, k: int = 5) -> set[int]:
     return {hash(tuple(toks[i : i + k])) for i in range(len(toks) - k + 1)}
 
 
-def split_of(file_id: str, seed: int) -> str:
-    """The split of a file: a seeded hash, so a file never moves between builds."""
-    h = hashlib.sha256(f"{seed}:{file_id}".encode()).digest()
-    r = int.from_bytes(h[:8], "big") / 2**64
-    return "train" if r < 0.90 else "valid" if r < 0.95 else "test"
+def _unit_hash(key: str) -> float:
+    h = hashlib.sha256(key.encode()).digest()
+    return int.from_bytes(h[:8], "big") / 2**64
+
+
+def split_of(file_id: str, seed: int, held_out: frozenset[str] | None = None) -> str:
+    """The split of a file: a seeded hash, so a file never moves between builds.
+
+    With ``held_out`` (package names) the file is an sdist file, ``PKG/path``: a
+    held-out package's files are all test, the others' never are (train/valid 95/5).
+    """
+    r = _unit_hash(f"{seed}:{file_id}")
+    if held_out is None:
+        return "train" if r < 0.90 else "valid" if r < 0.95 else "test"
+    if file_id.split("/", 1)[0] in held_out:
+        return "test"
+    return "train" if r < 0.95 else "valid"
+
+
+def held_out_packages(packages: Iterable[str], seed: int) -> frozenset[str]:
+    """The packages held out whole for testing: the first ``HELD_OUT_SHARE`` of them
+    (at least one) in the order of a seeded hash of their names."""
+    names = sorted(set(packages), key=lambda n: _unit_hash(f"{seed}:package:{n}"))
+    if not names:
+        return frozenset()
+    return frozenset(names[: max(1, round(HELD_OUT_SHARE * len(names)))])
+
+
+def data_settings() -> Settings:
+    """The rules' settings for every target: native warp mode. The default (``cuda``)
+    keeps 32-lane warps through ``<cass/warp.h>`` calls (``__cass_*``), which is not the
+    port the model is to write."""
+    return Settings(warp="native")
 
 
 def _segments(data: bytes) -> list[tuple[str, bytes]]:
@@ -169,6 +206,8 @@ def compile_batches(
     *,
     batch: int = 100,
     jobs: int = 2,
+    syntax: bool = False,
+    flags: Sequence[str] = (),
     log: Callable[[str], None] = lambda s: None,
 ) -> tuple[dict[str, str], dict[str, int]]:
     """The programs that fail to compile for gfx90a (name: first error), and compile counts.
@@ -187,7 +226,7 @@ def compile_batches(
 
     def run(group: list[tuple[str, bytes]], depth: int = 0) -> None:
         stats["compiles"] += 1
-        ok, out = _compile(toolchain, batch_source(group), syntax=False)
+        ok, out = _compile(toolchain, batch_source(group), syntax=syntax, flags=flags)
         if ok:
             return
         stats["failed_batches"] += 1
@@ -348,9 +387,12 @@ def _bench_manifest(p: Program) -> str:
 
 _DATA_CODE = (
     "cass_build/train/synth.py",
+    "cass_build/train/synth_style.py",
+    "cass_build/train/naivify.py",
+    "cass_build/train/corpus.py",
     "cass_build/train/sdist.py",
     "cass_build/train/dataset.py",
-    "cass_build/units.py",
+    "cass_build/model/units.py",
 )
 
 
@@ -416,18 +458,38 @@ def _collect(
         for src, c in sdist_counts.items():
             counts[src].update(c)
         files += sdist_files
+    held_out = held_out_packages((m["package"] for m in sdist_manifest if m["used"]), seed)
+    for m in sdist_manifest:
+        m["split"] = "test" if m["package"] in held_out else "train/valid"
     for f in files:
-        f.split = split_of(f.file_id, seed)
+        f.split = split_of(f.file_id, seed, held_out if f.source != "synth" else None)
     return files, sdist_manifest
+
+
+@dataclass
+class _Target:
+    hip: bytes
+    error: bool
+    """An error diagnostic (inline PTX, an API HIP lacks): the rules could not translate
+    the unit, so there is no target to learn from."""
+    hazard: bool
+    """A warp-size warning on the unit: its translation still assumes 32 lanes, so it is
+    no target for the model, whose job is to remove that assumption."""
+
+
+def _warnings(diags: Iterable[Any]) -> list[str]:
+    return sorted(
+        {d.rule for d in diags if d.rule in WARP_RULES and getattr(d, "severity", "") == "warning"}
+    )
 
 
 def _translated(
     twin_segs: list[tuple[str, bytes]], settings: Settings
-) -> tuple[list[bytes], list[tuple[bytes, bool]]] | None:
-    """The file's segments translated, and each declaration's (HIP, has an error); None
-    when the core failed on it (it never should on odd input: a crash is a finding)."""
+) -> tuple[list[bytes], list[_Target]] | None:
+    """The file's segments translated, and each declaration's target; None when the core
+    failed on it (it never should on odd input: a crash is a finding)."""
     translated = []
-    targets: list[tuple[bytes, bool]] = []
+    targets: list[_Target] = []
     for kind, seg in twin_segs:
         try:
             hip, diags = _translate(seg, settings)
@@ -435,10 +497,44 @@ def _translated(
             return None
         translated.append(hip)
         if kind == "decl":
-            # An error diagnostic (inline PTX, an API HIP lacks) means the rules
-            # could not translate the unit: no target to learn from.
-            targets.append((hip, any(d.severity == "error" for d in diags)))
+            errors = any(d.severity == "error" for d in diags)
+            # A full 32-bit mask given to a shuffle is what HIP accepts too.
+            hazard = bool(set(_warnings(diags)) - {rule_id("warp-mask32")})
+            targets.append(_Target(hip, errors, hazard))
     return translated, targets
+
+
+def naive_variants(text: bytes, seed: str, count: int, settings: Settings) -> list[bytes]:
+    """Up to ``count`` distinct 32-lane forms of an agnostic unit on which the rules warn
+    of a warp-size hazard (native mode): the pairs made from real code."""
+    out: list[bytes] = []
+    for j in range(count * 2):
+        if len(out) == count:
+            break
+        naive = naivify(_latin(text), _hash_seed(f"{seed}:{j}"))
+        if naive is None:
+            return out
+        data = naive.encode("latin-1")
+        if data in out or not _warnings(_translate(data, settings)[1]):
+            continue
+        out.append(data)
+    return out
+
+
+def _widened(text: bytes, settings: Settings) -> bytes | None:
+    """The native translation of ``widen(text)`` when the rules warn of no warp-size
+    hazard on it (a full 32-bit shuffle mask aside) and report no error."""
+    wide = widen(_latin(text))
+    if wide is None:
+        return None
+    hip, diags = _translate(wide.encode("latin-1"), settings)
+    if set(_warnings(diags)) - {rule_id("warp-mask32")} or any(d.severity == "error" for d in diags):
+        return None
+    return hip
+
+
+def _hash_seed(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
 def _hazards(text: bytes, labels: Sequence[str], settings: Settings) -> list[str]:
@@ -476,29 +572,64 @@ def _file_units(fi: int, f: SourceFile, settings: Settings, units: _Units, c: Co
     translated, targets = done
     name = f"cass_p{fi}"
     units.programs.append((name, b"".join(translated)))
-    for k, (cu, tw, (hip, error)) in enumerate(zip(decls, tdecls, targets, strict=True)):
+    kind = "synth" if f.source == "synth" else "sdist"
+    package = "synth" if kind == "synth" else f.source.split(":", 1)[1]
+    for k, (cu, tw, tgt) in enumerate(zip(decls, tdecls, targets, strict=True)):
         naive = f.twin is not None and cu != tw
+        hip = tgt.hip
         c["units"] += 1
-        if error:
+        if tgt.error:
             c["units_translation_failed"] += 1
             continue
-        forms = [(cu, naive)]
+        if tgt.hazard and kind == "sdist":
+            # Real code that hard-codes 32 lanes: its native translation keeps the hazard,
+            # so it is no target. Where a mechanical widening removes every warning, the
+            # widened form's translation is (verified on its own, in _verify).
+            # (The synthesizer's agnostic forms warn only on constants sized for the
+            # smallest warp, `1024 / 32` slots, and on full 32-bit shuffle masks.)
+            c["units_target_hazard"] += 1
+            widened = _widened(cu, settings)
+            if widened is not None and max(len(cu), len(widened)) <= MAX_UNIT_BYTES:
+                c["units_widened"] += 1
+                units.owner[name].append(len(units.records))
+                units.records.append(
+                    {
+                        "id": f"{f.file_id}#{k}w",
+                        "source": f.source,
+                        "package": package,
+                        "file": f.file_id,
+                        "cuda": _latin(cu),
+                        "hip": _latin(widened),
+                        "hazards": _hazards(cu, f.labels, settings),
+                        "naive": True,
+                        "origin": "widen",
+                        "_split": f.split,
+                        "_alone": True,
+                    }
+                )
+            continue
+        forms = [(cu, naive, "")]
         if naive:
-            forms.append((tw, False))  # the agnostic form: rules keep it as it is
-        for text, is_naive in forms:
+            forms.append((tw, False, "a"))  # the agnostic form: rules keep it as it is
+        made = naive_variants(tw, f"{f.file_id}#{k}", NAIVE_VARIANTS[kind], settings)
+        c["units_naivified"] += len(made)
+        forms += [(v, True, f"n{j}") for j, v in enumerate(made)]
+        for text, is_naive, tag in forms:
             if len(text) > MAX_UNIT_BYTES or len(hip) > MAX_UNIT_BYTES:
                 c["units_over_cap"] += 1
                 continue
             units.owner[name].append(len(units.records))
             units.records.append(
                 {
-                    "id": f"{f.file_id}#{k}{'' if is_naive or not naive else 'a'}",
+                    "id": f"{f.file_id}#{k}{tag}",
                     "source": f.source,
+                    "package": package,
                     "file": f.file_id,
                     "cuda": _latin(text),
                     "hip": _latin(hip),
                     "hazards": _hazards(text, f.labels, settings) if is_naive else [],
                     "naive": is_naive,
+                    "origin": "naivify" if tag.startswith("n") else kind,
                     "_split": f.split,
                 }
             )
@@ -536,15 +667,80 @@ def _verify(
     if other_progs:
         from .sdist import verify_files
 
-        failed |= verify_files(other_progs, by_name, toolchain, jobs=jobs, log=log, counts=counts)
+        failed |= verify_files(
+            other_progs,
+            by_name,
+            toolchain,
+            settings=data_settings(),
+            jobs=jobs,
+            log=log,
+            counts=counts,
+        )
+    alone = {i for n in failed if by_name[n].source != "synth" for i in units.owner[n]}
+    alone |= {i for i, r in enumerate(units.records) if r.get("_alone")}
+    rescued = _units_alone(
+        sorted(alone),
+        units.records,
+        toolchain,
+        batch=batch,
+        jobs=jobs,
+        log=log,
+    )
     for n in failed:
         f = by_name[n]
         if f.source == "synth":
             counts[f.source]["files_failed_compile"] += 1
-        counts[f.source]["units_failed_compile"] += len(units.owner[n])
-    dead = {i for n in failed for i in units.owner[n]}
+        alive = sum(i in rescued for i in units.owner[n])
+        counts[f.source]["units_failed_compile"] += len(units.owner[n]) - alive
+        counts[f.source]["units_verified_alone"] += alive
+    dead = {i for n in failed for i in units.owner[n]} - rescued
+    # Widened targets were not in their file's compiled program: only their own check counts.
+    unchecked = {i for i, r in enumerate(units.records) if r.get("_alone") and i not in rescued}
+    for i in unchecked - dead:
+        counts[units.records[i]["source"]]["units_widened_failed_compile"] += 1
+    dead |= unchecked
     kept = [r for i, r in enumerate(units.records) if i not in dead]
     return _Verified(kept, failures, failed, cstats, by_name, synth_progs)
+
+
+#: What a unit compiled on its own may use: HIP and the C/C++ basics its file would
+#: have included.
+_ALONE_PRELUDE = b"#include <hip/hip_runtime.h>\n#include <cstdint>\n#include <cfloat>\n"
+
+
+def _units_alone(
+    indices: Sequence[int],
+    records: Sequence[dict[str, Any]],
+    toolchain: HipToolchain,
+    *,
+    batch: int,
+    jobs: int,
+    log: Callable[[str], None],
+) -> set[int]:
+    """The records (of sdist files that fail to compile whole, mostly for PyTorch headers
+    that are not installed) whose target compiles on its own for gfx90a, syntax only.
+
+    A kernel that needs only HIP, its template parameters and plain types is verified
+    that way; one that needs its file's types, macros or helpers fails and stays out.
+    """
+    by_text: dict[str, list[int]] = defaultdict(list)
+    for i in indices:
+        by_text[records[i]["hip"]].append(i)
+    if not by_text:
+        return set()
+    programs = [
+        (f"cass_p{k}", _ALONE_PRELUDE + text.encode("latin-1")) for k, text in enumerate(by_text)
+    ]
+    log(f"verifying {len(programs)} sdist units of failed files on their own")
+    failed, _ = compile_batches(
+        programs, toolchain, batch=batch, jobs=jobs, syntax=True, flags=["-ferror-limit=0"], log=log
+    )
+    return {
+        i
+        for (n, _), ids in zip(programs, by_text.values(), strict=True)
+        if n not in failed
+        for i in ids
+    }
 
 
 def _decontaminate(
@@ -582,6 +778,8 @@ def _by_split(
             counts[r["source"]][f"kept_{split}"] += 1
             if r["hazards"]:
                 counts[r["source"]][f"kept_{split}_hazard"] += 1
+            if r["origin"] in ("naivify", "widen"):
+                counts[r["source"]][f"kept_{split}_{r['origin']}"] += 1
     return final
 
 
@@ -591,7 +789,7 @@ def _write_splits(tmp: Path, final: dict[str, list[dict[str, Any]]], verified: _
     for split, recs in final.items():
         with gzip.open(tmp / f"{split}.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as fh:
             for r in recs:
-                fh.write(json.dumps({k: v for k, v in r.items() if k != "_split"}) + "\n")
+                fh.write(json.dumps({k: v for k, v in r.items() if k[0] != "_"}) + "\n")
     test_dir = tmp / "test_programs"
     test_dir.mkdir()
     n_test_programs = 0
@@ -605,6 +803,19 @@ def _write_splits(tmp: Path, final: dict[str, list[dict[str, Any]]], verified: _
         (pdir / "manifest.toml").write_text(_bench_manifest(f.program), encoding="utf-8")
         n_test_programs += 1
     return n_test_programs
+
+
+def _per_package(final: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """Kept units per package and split, with the naivified and the hazard ones."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for split, recs in final.items():
+        for r in recs:
+            c = out[r["package"]]
+            c[split] += 1
+            c[f"{split}_hazard"] += bool(r["hazards"])
+            c[f"{split}_naivified"] += r["origin"] == "naivify"
+            c[f"{split}_widened"] += r["origin"] == "widen"
+    return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
 
 
 def _swap_in(tmp: Path, out_dir: Path) -> None:
@@ -638,7 +849,9 @@ def build(
     if toolchain is None:
         msg = "no HIP toolchain (hipcc) found: targets cannot be verified"
         raise RuntimeError(msg)
-    settings = Settings()
+    settings = data_settings()
+    # Read now, not at the end: commits made while a long build runs are not its code.
+    commit = _commit(root)
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     files, sdist_manifest = _collect(out_dir, seed, synth, sdist, cache, counts, log)
 
@@ -680,7 +893,7 @@ def build(
         "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
         + ("" if sdist else " --no-sdist"),
         "seed": seed,
-        "commit": _commit(root),
+        "commit": commit,
         "hip_version": ".".join(map(str, settings.resolved_hip_version())),
         "hipcc": f"{toolchain.hipcc} {toolchain.version_text}",
         "arch": ARCH,
@@ -698,6 +911,9 @@ def build(
         "hazard_units": hazard_units,
         "hazard_share": round(hazard_units / max(1, total_units), 3),
         "bytes_gz": sizes,
+        "warp": settings.warp,
+        "test_packages": sorted(m["package"] for m in sdist_manifest if m.get("split") == "test"),
+        "units_per_package": _per_package(final),
         "sdist": sdist_manifest,
     }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")

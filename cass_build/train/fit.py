@@ -6,7 +6,10 @@ With ``--steps`` the run is fixed and reproducible (same seed, same data, same
 steps; GPU kernels may still differ in the last bits). Without it the first steps
 are timed and the step count is chosen to fill ``--minutes``; the count is
 written to ``fit.json``, so ``--steps`` reproduces the run. Checkpoints are saved
-as files (``ckpt_*.pt``) every ``--save-every`` steps and at the end.
+as files (``ckpt_last.pt``) every ``--save-every`` steps and at the end, with the
+optimizer, the step, the schedule's length and the batch order: ``--resume``
+continues from ``OUT_DIR/ckpt_last.pt`` where a run was cut off, with the same
+schedule. ``--minutes`` is a hard stop for each run (a resumed one included).
 """
 
 from __future__ import annotations
@@ -120,11 +123,25 @@ def evaluate(model: Seq2Seq, split: Split, device: torch.device, budget: int) ->
     return total / max(count, 1)
 
 
-def save(model: Seq2Seq, path: Path, step: int) -> None:
+def save(model: Seq2Seq, path: Path, step: int, resume: dict[str, Any] | None = None) -> None:
+    """``config``, ``step`` and ``state`` (what ``export`` reads), plus ``resume``: the
+    optimizer and the loop's position, so a cut-off run can go on."""
     state = {k: v.detach().to("cpu", torch.float32) for k, v in model.state_dict().items()}
-    buffer = io.BytesIO()  # a checkpoint is a few MB: written whole, atomically
-    torch.save({"config": model.cfg.to_dict(), "step": step, "state": state}, buffer)
+    buffer = io.BytesIO()  # a checkpoint is tens of MB: written whole, atomically
+    blob: dict[str, Any] = {"config": model.cfg.to_dict(), "step": step, "state": state}
+    if resume is not None:
+        blob["resume"] = resume
+    torch.save(blob, buffer)
     write_atomic(path, buffer.getvalue())
+
+
+def _rng_state(rng: random.Random) -> list[Any]:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _set_rng_state(rng: random.Random, state: list[Any]) -> None:
+    rng.setstate((state[0], tuple(state[1]), state[2]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dec-layers", type=int, default=2)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--ff", type=int, default=768)
+    ap.add_argument(
+        "--resume", action="store_true", help="go on from OUT/ckpt_last.pt when it exists"
+    )
     args = ap.parse_args(argv)
 
     random.seed(args.seed)
@@ -182,9 +202,33 @@ def main(argv: list[str] | None = None) -> int:
     calibrate = 60
     calib_start = start
     cap = args.minutes * 60
+    ckpt = args.out / "ckpt_last.pt"
+    resumed_from = 0
+    if args.resume and ckpt.is_file():
+        blob = torch.load(ckpt, map_location="cpu", weights_only=True)
+        if "resume" in blob:
+            model.load_state_dict(blob["state"])
+            opt.load_state_dict(blob["resume"]["opt"])
+            step = resumed_from = int(blob["step"])
+            steps = blob["resume"]["steps"]
+            epoch_batches = [list(b) for b in blob["resume"]["batches"]]
+            log = list(blob["resume"]["log"])
+            _set_rng_state(rng, blob["resume"]["rng"])
+            print(f"resumed from {ckpt} at step {step} of {steps}", flush=True)
+
+    def resume_state() -> dict[str, Any]:
+        return {
+            "opt": opt.state_dict(),
+            "steps": steps,
+            "batches": epoch_batches,
+            "log": log,
+            "rng": _rng_state(rng),
+        }
+
     while steps is None or step < steps:
-        if args.steps is not None and time.time() - start > cap:
-            # A hard stop: a slower GPU ends the run early rather than overrunning a lease.
+        if time.time() - start > cap:
+            # A hard stop: a slower GPU ends the run early rather than overrunning a lease
+            # (the last checkpoint lets --resume finish it).
             print(f"time cap reached at step {step} of {steps}", flush=True)
             break
         if not epoch_batches:
@@ -214,20 +258,24 @@ def main(argv: list[str] | None = None) -> int:
                 torch.cuda.synchronize()
             # The first steps include CUDA's start-up and kernel selection: time the rest.
             per_step = (time.time() - calib_start) / (calibrate - calibrate // 3)
-            steps = max(calibrate + 1, int((cap - (time.time() - start)) / per_step) + step)
+            # 97% of the time left: the schedule ends before the hard stop at --minutes.
+            left = cap - (time.time() - start)
+            steps = max(calibrate + 1, int(0.97 * left / per_step) + step)
             print(f"calibrated: {per_step * 1000:.1f} ms/step -> {steps} steps", flush=True)
         if step % 100 == 0:
             entry = {"step": step, "loss": loss.item(), "lr": lr, "s": time.time() - start}
             log.append(entry)
             print(json.dumps(entry), flush=True)
         if step % args.save_every == 0:
-            save(model, args.out / "ckpt_last.pt", step)
+            save(model, ckpt, step, resume_state())
     elapsed = time.time() - start
-    save(model, args.out / "ckpt_last.pt", step)
+    save(model, ckpt, step, resume_state())
     valid_loss = evaluate(model, valid, device, args.budget)
     summary = {
         "seed": args.seed,
         "steps": step,
+        "steps_planned": steps,
+        "resumed_from_step": resumed_from,
         "train_seconds": round(elapsed, 1),
         "parameters": count_parameters(model),
         "config": cfg.to_dict(),

@@ -37,6 +37,7 @@ from typing import Any
 from .._files import write_atomic
 from .._proc import run
 from ..pipeline.toolchain import HipToolchain
+from ..settings import Settings
 from .corpus import SourceFile
 
 __all__ = [
@@ -66,6 +67,10 @@ CANDIDATES: tuple[tuple[str, str], ...] = (
     ("gsplat", "1.5.3"),
     ("flash-attn", "2.8.3.post2"),
     ("vllm", "0.33.0"),
+    # Added for the native-mode data (issue 21). gpu4pyscf 1.9.0 and
+    # fast-hadamard-transform 1.1.0 were tried too: their sdists hold no CUDA source.
+    ("auto-gptq", "0.7.1"),
+    ("natten", "0.21.7"),
 )
 MAX_DOWNLOAD = 300 * 1024 * 1024
 MAX_FILE = 512 * 1024
@@ -437,15 +442,15 @@ def verify_files(
     owners: Mapping[str, Any],
     toolchain: HipToolchain,
     *,
+    settings: Settings,
     jobs: int = 2,
     log: Callable[[str], None] = print,
     counts: dict[str, Counter[str]] | None = None,
 ) -> set[str]:
-    """Names of the translated sdist files that do not compile (syntax only, gfx90a)."""
+    """Names of the translated sdist files that do not compile (syntax only, gfx90a),
+    translated with ``settings`` (the targets' own: native warp mode)."""
     from ..rules import translate_bytes
-    from ..settings import Settings
 
-    settings = Settings()
     system = _system_dirs(toolchain)
     failed: set[str] = set()
     by_tree: dict[int, list[tuple[str, bytes]]] = {}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from string import Template
 
 from ..rules.diagnostics import rule_id
+from .synth_style import decorate
 
 __all__ = ["FAMILIES", "Program", "synthesize"]
 
@@ -1953,6 +1954,14 @@ def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts
     text += parts.helpers
     text.append(main)
     body = "\n\n".join(_format(x, st) if not x.startswith("#") else x for x in text) + "\n"
+    body = decorate(
+        body,
+        seed,
+        naive=naive,
+        hazard=FAMILIES[fam][1],
+        title=parts.description,
+        file=f"synth_{seed:06d}_{fam}.cu",
+    )
     return fam, body, parts, set(w.labels)
 
 
