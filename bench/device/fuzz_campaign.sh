@@ -75,7 +75,13 @@ STATUS=2  # until the build has succeeded
 
 # The archive, however the script ends: a failed build still sends back its log.
 finish() {
-    trap - EXIT
+    trap - EXIT TERM INT HUP
+    # Stopped early: what still runs (compiles, workers) goes first.
+    for pid in $(jobs -p); do  # a compiler driver's own children (cc1plus) too
+        pkill -TERM -P "$pid" 2>/dev/null
+        kill "$pid" 2>/dev/null
+    done
+    wait 2>/dev/null
     python3 - "$REP" "$STATUS" <<'PYEOF' >>"$LOG" 2>&1 || true
 import json, sys
 from pathlib import Path
@@ -92,6 +98,7 @@ PYEOF
     exit "$STATUS"
 }
 trap finish EXIT
+trap 'exit' TERM INT HUP  # a signal, too, ends through finish()
 
 # A sanitizer set the compiler can link, tried from the strongest.
 pick_sanitizers() {  # $1 compiler, $2 extra flags for the probe
@@ -230,9 +237,12 @@ for ((w = 0; w < WORKERS; w++)); do
     pids+=($!)
 done
 # Stopped from outside (TERM, ^C): the workers go too, and what they did is reported.
-trap 'kill "${pids[@]}" 2>/dev/null' TERM INT
+STOPPED=""
+trap 'STOPPED=1; kill "${pids[@]}" 2>/dev/null' TERM INT HUP
 for pid in "${pids[@]}"; do wait "$pid"; done
-trap - TERM INT
+for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done  # again, after a signal
+trap 'exit' TERM INT HUP
+[ -n "$STOPPED" ] && say "stopped from outside: the workers were killed"
 WALL=$(($(date +%s) - START))
 
 # Executions per worker: libFuzzer's "Done N runs" (or its last "#N" status line when
