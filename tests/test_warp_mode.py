@@ -141,6 +141,20 @@ def test_the_include_comes_once_first_keeping_lines() -> None:
     assert cg.startswith(b"#include <cass/cooperative_groups.h>\n#line 1\n")
 
 
+def test_only_names_that_start_a_word_count() -> None:
+    # Inside a longer name, `__cass_` is not the header's: no include; `__cass_cgx` is
+    # not the cooperative groups' namespace, which is the whole word `__cass_cg`.
+    inside = b"int my__cass_shfl = 1;\n"
+    assert warp_include(inside) == inside
+    late = b"int my__cass_x;\nint y = __cass_lane_id() + __cass_cgx;\n"
+    assert warp_include(late).startswith(b"#include <cass/warp.h>\n#line 1\n")
+    cg = b"int y = __cass_lane_id();\nnamespace g = __cass_cg"
+    assert warp_include(cg).startswith(b"#include <cass/cooperative_groups.h>\n#line 1\n")
+    # The header already included (the second translation): unchanged.
+    both = b'#include "cass/cooperative_groups.h"\nnamespace g = __cass_cg;\n'
+    assert warp_include(both) == both
+
+
 def test_pipeline_output_includes_the_header(tmp_path: Path) -> None:
     (tmp_path / "k.cu").write_text(KERNEL)
     (tmp_path / "k.cuh").write_text(

@@ -1,24 +1,37 @@
 #!/usr/bin/env bash
 # The long fuzz campaign of the rule core (docs/fuzzing.md), for a many-core machine:
-# at least 10^7 executions of cpp/fuzz/core_fuzz.cpp over all cores in about 8 minutes,
-# then OUTDIR/fuzz.md with the executions, the findings and the exact commands.
+# at least 10^7 executions of cpp/fuzz/core_fuzz.cpp over FUZZ_JOBS cores in a bounded
+# time, then ONE archive, OUTDIR/fuzz_campaign.tar.gz, holding fuzz.md (the report),
+# summary.json (executions, findings, engine, the exact commands), the logs and the
+# findings themselves.
 #
 #   bash bench/device/fuzz_campaign.sh OUTDIR
+#   # next to a GPU job, on 12 of 16 cores, in the background:
+#   FUZZ_JOBS=12 bash bench/device/fuzz_campaign.sh OUTDIR > OUTDIR.log 2>&1 &
 #
-# From a bare checkout; needs a C++ compiler, cmake or not, and python3 >= 3.11 (the
-# table and dictionary come from the TOML tables). No network, no pip install: the
-# target is C++ only.
+# From a bare checkout; needs a C++ compiler and python3 >= 3.11 (the table and
+# dictionary come from the TOML tables; python also writes summary.json). No network,
+# no pip install, no cmake: the target is C++ only, compiled here with the compiler
+# the engine needs.
 #
 # Engine: libFuzzer where some clang++ links -fsanitize=fuzzer (coverage-guided, as in
 # CI); else the standalone driver cpp/fuzz/standalone_main.cpp (the same harness and
 # invariants, fed by a seeded random mutator without coverage feedback), built with the
-# system C++ compiler. Both build with AddressSanitizer and UndefinedBehaviorSanitizer
-# where the compiler can link them (else UBSan only, else none; fuzz.md says which).
+# system C++ compiler ($CXX, else c++, g++, clang++). Both build with AddressSanitizer
+# and UndefinedBehaviorSanitizer where the compiler can link them (else UBSan only,
+# else none; fuzz.md and summary.json say which).
 #
-# Knobs (environment): FUZZ_RUNS (total executions, 10000000), FUZZ_SECONDS (campaign
-# wall limit, 420), FUZZ_DEADLINE (seconds from the start by which the report must be
-# written, 570: the campaign is cut short so that a 600 s command limit still gets it),
-# FUZZ_WORKERS (nproc), FUZZ_MAX_LEN (512), FUZZ_ENGINE (auto, libfuzzer or driver).
+# Sharing the machine: the build and every worker run under `nice -n FUZZ_NICE` and,
+# where taskset exists, pinned to the LAST FUZZ_JOBS CPUs this process may use, so a
+# job started beside it keeps the first ones (a training job's data loader, say) and
+# the campaign never takes more than FUZZ_JOBS cores, its build included.
+#
+# Knobs (environment): FUZZ_JOBS (workers and cores, default min(12, nproc);
+# FUZZ_WORKERS is the old name), FUZZ_RUNS (total executions, 10000000; split evenly,
+# rounded up), FUZZ_SECONDS (campaign wall limit, 420), FUZZ_DEADLINE (seconds from
+# the start by which the archive must be written, 570: the campaign is cut short so
+# that a 600 s command limit still gets it), FUZZ_MAX_LEN (512), FUZZ_ENGINE (auto,
+# libfuzzer or driver), FUZZ_NICE (10), FUZZ_PIN (1; 0 leaves the affinity alone).
 # Exit status: 0 when no finding, 1 when findings, 2 when it could not build.
 set -uo pipefail
 
@@ -32,16 +45,60 @@ START_ALL=$(date +%s)
 DEADLINE=${FUZZ_DEADLINE:-570}
 RUNS=${FUZZ_RUNS:-10000000}
 SECONDS_LIMIT=${FUZZ_SECONDS:-420}
-WORKERS=${FUZZ_WORKERS:-$(nproc)}
+NCPU=$(nproc)
+WORKERS=${FUZZ_JOBS:-${FUZZ_WORKERS:-$((NCPU < 12 ? NCPU : 12))}}
+[ "$WORKERS" -ge 1 ] 2>/dev/null || WORKERS=1
 MAX_LEN=${FUZZ_MAX_LEN:-512}
 ENGINE=${FUZZ_ENGINE:-auto}
+NICE=${FUZZ_NICE:-10}
 PER=$(((RUNS + WORKERS - 1) / WORKERS))
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cass-fuzz-XXXXXX")
 BUILD=$WORK/build
-LOG=$OUT/build.log
-mkdir -p "$BUILD" "$WORK/seeds" "$OUT/findings"
+# Everything that goes into the archive is written under $REP first.
+REP=$WORK/fuzz_campaign
+LOG=$REP/build.log
+mkdir -p "$BUILD" "$WORK/seeds" "$REP/findings"
 : >"$LOG"
 say() { echo "fuzz_campaign: $*" | tee -a "$LOG" >&2; }
+
+# The CPUs to keep to: the last $WORKERS of those this process may use.
+CPUS=""
+if [ "${FUZZ_PIN:-1}" != 0 ] && command -v taskset >/dev/null 2>&1; then
+    CPUS=$(python3 -c 'import os, sys; c = sorted(os.sched_getaffinity(0)); n = int(sys.argv[1]); print(",".join(map(str, c[-n:])))' "$WORKERS" 2>/dev/null || true)
+fi
+if [ -n "$CPUS" ]; then
+    taskset -pc "$CPUS" $$ >/dev/null  # the build and the workers inherit it
+    say "pinned to CPUs $CPUS of $NCPU"
+fi
+renice -n "$NICE" -p $$ >/dev/null 2>&1 || true
+STATUS=2  # until the build has succeeded
+
+# The archive, however the script ends: a failed build still sends back its log.
+finish() {
+    trap - EXIT TERM INT HUP
+    # Stopped early: what still runs (compiles, workers) goes first.
+    for pid in $(jobs -p); do  # a compiler driver's own children (cc1plus) too
+        pkill -TERM -P "$pid" 2>/dev/null
+        kill "$pid" 2>/dev/null
+    done
+    wait 2>/dev/null
+    python3 - "$REP" "$STATUS" <<'PYEOF' >>"$LOG" 2>&1 || true
+import json, sys
+from pathlib import Path
+rep, status = Path(sys.argv[1]), int(sys.argv[2])
+path = rep / "summary.json"
+doc = json.loads(path.read_text()) if path.exists() else {"built": False}
+doc["exit_status"] = status
+path.write_text(json.dumps(doc, indent=2) + "\n")
+PYEOF
+    tar -C "$WORK" -czf "$OUT/fuzz_campaign.tar.gz.part" fuzz_campaign &&
+        mv "$OUT/fuzz_campaign.tar.gz.part" "$OUT/fuzz_campaign.tar.gz"
+    [ -f "$REP/summary.json" ] && cat "$REP/summary.json"
+    rm -rf "$WORK"
+    exit "$STATUS"
+}
+trap finish EXIT
+trap 'exit' TERM INT HUP  # a signal, too, ends through finish()
 
 # A sanitizer set the compiler can link, tried from the strongest.
 pick_sanitizers() {  # $1 compiler, $2 extra flags for the probe
@@ -72,7 +129,7 @@ if [ "$ENGINE" != driver ]; then
     done
     if [ -z "$CLANG" ] && [ "$ENGINE" = libfuzzer ]; then
         say "no clang++ here links -fsanitize=fuzzer"
-        exit 2
+        exit
     fi
 fi
 
@@ -92,7 +149,7 @@ else
     CXX=${CXX:-$(command -v c++ || command -v g++ || command -v clang++ || true)}
     if [ -z "$CXX" ]; then
         say "no C++ compiler found"
-        exit 2
+        exit
     fi
     SAN=$(pick_sanitizers "$CXX" "-pthread") || SAN=""
     FLAGS="-std=c++17 -O2 -g -fno-omit-frame-pointer -D_GLIBCXX_ASSERTIONS"
@@ -113,24 +170,26 @@ pids=()
 for src in "${SOURCES[@]}"; do
     obj=$BUILD/$(basename "$src" .cpp).o
     OBJECTS+=("$obj")
+    while [ "$(jobs -rp | wc -l)" -ge "$WORKERS" ]; do sleep 0.2; done
     "${CXX_COMPILE[@]}" -Icpp/include -Icpp/src -c "$src" -o "$obj" >>"$LOG" 2>&1 &
     pids+=($!)
 done
 for pid in "${pids[@]}"; do
     if ! wait "$pid"; then
-        say "compile failed (see $LOG)"
-        exit 2
+        say "compile failed (see build.log)"
+        exit
     fi
 done
 if ! "${CXX_LINK[@]}" "${OBJECTS[@]}" -o "$BIN" -pthread >>"$LOG" 2>&1; then
-    say "link failed (see $LOG)"
-    exit 2
+    say "link failed (see build.log)"
+    exit
 fi
 if ! PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" python3 cpp/fuzz/dump_table.py "$BUILD" >>"$LOG" 2>&1; then
-    say "cpp/fuzz/dump_table.py failed (see $LOG)"
-    exit 2
+    say "cpp/fuzz/dump_table.py failed (see build.log)"
+    exit
 fi
 BUILD_SECONDS=$(($(date +%s) - START_BUILD))
+STATUS=1  # built; 0 once the campaign has run without a finding
 
 # The seeds CI uses (tests/test_core_fuzz.py): fixtures, lit tests, bench programs and
 # every regression fixture.
@@ -145,8 +204,8 @@ NSEEDS=$(find "$WORK/seeds" -type f | wc -l)
 
 # The regressions first: a build that misses one of them is no campaign.
 if ! CASS_FUZZ_TABLE=$BUILD/table.tsv "$BIN" tests/fixtures/core_regressions/*.cu \
-    >"$OUT/replay.log" 2>&1; then
-    say "a regression fixture fails (see $OUT/replay.log)"
+    >"$REP/replay.log" 2>&1; then
+    say "a regression fixture fails (see $REP/replay.log)"
 fi
 
 # What is left of the deadline, less the time the report takes, bounds the campaign.
@@ -162,7 +221,7 @@ COMMANDS=()
 START=$(date +%s)
 pids=()
 for ((w = 0; w < WORKERS; w++)); do
-    prefix=$OUT/findings/w$w-
+    prefix=$REP/findings/w$w-
     if [ "$ENGINE" = libfuzzer ]; then
         mkdir -p "$WORK/corpus$w"
         cmd=("$BIN" -seed=$((w + 1)) -runs="$PER" -max_total_time="$SECONDS_LIMIT"
@@ -177,7 +236,13 @@ for ((w = 0; w < WORKERS; w++)); do
     "${cmd[@]}" >"$WORK/w$w.log" 2>&1 &
     pids+=($!)
 done
+# Stopped from outside (TERM, ^C): the workers go too, and what they did is reported.
+STOPPED=""
+trap 'STOPPED=1; kill "${pids[@]}" 2>/dev/null' TERM INT HUP
 for pid in "${pids[@]}"; do wait "$pid"; done
+for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done  # again, after a signal
+trap 'exit' TERM INT HUP
+[ -n "$STOPPED" ] && say "stopped from outside: the workers were killed"
 WALL=$(($(date +%s) - START))
 
 # Executions per worker: libFuzzer's "Done N runs" (or its last "#N" status line when
@@ -195,10 +260,11 @@ for ((w = 0; w < WORKERS; w++)); do
     grep -qE 'invariant broken|ERROR: |runtime error|deadly signal|finding after' "$log" &&
         status=FINDING
     ROWS+="| $w | $n | $status |"$'\n'
+    echo "$w $n $status" >>"$WORK/workers.tsv"
     tail -c 20000 "$log" >"$WORK/w$w.tail"
 done
 # Findings: the artifact files, and the first lines saying what broke.
-FINDINGS=$(find "$OUT/findings" -type f | sort)
+FINDINGS=$(find "$REP/findings" -type f | sort)
 NFIND=$(echo -n "$FINDINGS" | grep -c . || true)
 cat "$WORK"/w*.log | grep -E 'invariant broken|runtime error|ERROR: AddressSanitizer' |
     sort | uniq -c | sort -rn | head -20 >"$WORK/what"
@@ -206,20 +272,20 @@ cat "$WORK"/w*.log | grep -E 'invariant broken|runtime error|ERROR: AddressSanit
 for ((w = 0; w < WORKERS; w++)); do
     echo "=== worker $w"
     cat "$WORK/w$w.tail"
-done >"$OUT/workers.log"
+done >"$REP/workers.log"
 
 {
-    echo "# Fuzz campaign of the rule core on $(nproc) cores"
+    echo "# Fuzz campaign of the rule core on $WORKERS of $NCPU cores"
     echo
     echo "Run: \`bash bench/device/fuzz_campaign.sh OUTDIR\` at $(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
-        "on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs" \
+        "on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'); $NCPU CPUs, ${CPUS:+pinned to $CPUS, }nice $NICE" \
         "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
     echo
     echo "- Engine: **$ENGINE**$([ "$ENGINE" = driver ] && echo ' (no clang++ with libFuzzer here: the standalone driver, cpp/fuzz/standalone_main.cpp, seeded random mutations without coverage feedback)')."
     echo "- Compiler: $COMPILER; flags \`$FLAGS\`; sanitizers: ${SAN:-none}. Build: ${BUILD_SECONDS} s."
     echo "- Table and dictionary: $(grep -E 'rows' "$LOG" | tail -1)."
     echo "- Seeds: $NSEEDS files (fixtures, wave64, lit, bench/programs, core_regressions); max_len $MAX_LEN."
-    echo "- Regression replay before the campaign: $(grep -c '^Executed ' "$OUT/replay.log" || true) of $(ls tests/fixtures/core_regressions/*.cu | wc -l) fixtures executed."
+    echo "- Regression replay before the campaign: $(grep -c '^Executed ' "$REP/replay.log" || true) of $(ls tests/fixtures/core_regressions/*.cu | wc -l) fixtures executed."
     echo "- Workers: $WORKERS, $PER runs each at most, $SECONDS_LIMIT s at most; wall ${WALL} s;" \
         "$((TOTAL / (WALL > 0 ? WALL : 1) / WORKERS)) executions per second per worker."
     echo
@@ -233,7 +299,7 @@ done >"$OUT/workers.log"
     if [ "$NFIND" -gt 0 ]; then
         echo "Findings (in findings/; each becomes a fixture in tests/fixtures/core_regressions):"
         echo
-        echo "$FINDINGS" | sed "s|^$OUT/|- |"
+        echo "$FINDINGS" | sed "s|^$REP/|- |"
         echo
         echo "What broke (count, line):"
         echo
@@ -248,12 +314,49 @@ done >"$OUT/workers.log"
     echo '```sh'
     echo "${COMMANDS[0]}"
     echo '```'
-} >"$OUT/fuzz.md"
-# Findings back as one archive (what comes back from the machine is a few files).
-if [ "$NFIND" -gt 0 ]; then
-    tar -C "$OUT" -czf "$OUT/findings.tar.gz" findings
-fi
-rm -rf "$OUT/findings"
-cat "$OUT/fuzz.md"
-rm -rf "$WORK"
-[ "$NFIND" -eq 0 ]
+} >"$REP/fuzz.md"
+# The summary, for scripts: what fuzz.md says, as numbers (values passed in the
+# environment, so that no quoting of theirs can break the Python).
+FC_COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown) FC_HOST=$(hostname) \
+    FC_CPUS=$NCPU FC_PINNED=$CPUS FC_NICE=$NICE FC_ENGINE=$ENGINE FC_COMPILER=$COMPILER \
+    FC_FLAGS=$FLAGS FC_SAN=${SAN:-none} FC_BUILD=$BUILD_SECONDS FC_SEEDS=$NSEEDS \
+    FC_MAX_LEN=$MAX_LEN FC_WORKERS=$WORKERS FC_PER=$PER FC_LIMIT=$SECONDS_LIMIT FC_WALL=$WALL \
+    FC_FINDINGS=$FINDINGS FC_REP=$REP/ FC_COMMAND=${COMMANDS[0]} \
+    python3 - "$REP/summary.json" "$WORK/workers.tsv" <<'PYEOF'
+import json, os, sys
+e = os.environ
+rows = [line.split() for line in open(sys.argv[2]).read().splitlines() if line.strip()]
+total = sum(int(n) for _, n, _ in rows)
+findings = [f.replace(e["FC_REP"], "") for f in e["FC_FINDINGS"].split()]
+wall, workers = int(e["FC_WALL"]), int(e["FC_WORKERS"])
+doc = {
+    "built": True,
+    "commit": e["FC_COMMIT"],
+    "host": e["FC_HOST"],
+    "cpus": int(e["FC_CPUS"]),
+    "pinned_cpus": e["FC_PINNED"],
+    "nice": int(e["FC_NICE"]),
+    "engine": e["FC_ENGINE"],
+    "compiler": e["FC_COMPILER"],
+    "flags": e["FC_FLAGS"],
+    "sanitizers": e["FC_SAN"],
+    "build_seconds": int(e["FC_BUILD"]),
+    "seeds": int(e["FC_SEEDS"]),
+    "max_len": int(e["FC_MAX_LEN"]),
+    "workers": workers,
+    "runs_per_worker": int(e["FC_PER"]),
+    "seconds_limit": int(e["FC_LIMIT"]),
+    "wall_seconds": wall,
+    "executions": total,
+    "executions_per_second_per_worker": round(total / max(wall, 1) / workers),
+    "per_worker": [{"worker": int(w), "executions": int(n), "status": s} for w, n, s in rows],
+    "findings": len(findings),
+    "finding_files": findings,
+    "target": {"executions": 10**7, "findings": 0, "met": total >= 10**7 and not findings},
+    "worker_command": e["FC_COMMAND"],
+}
+open(sys.argv[1], "w").write(json.dumps(doc, indent=2) + "\n")
+PYEOF
+cat "$REP/fuzz.md"
+[ "$NFIND" -eq 0 ] && STATUS=0
+exit

@@ -227,10 +227,27 @@ def family_counts(counts: list[tuple[int, int, int]]) -> dict[str, FamilyCount]:
 
 # --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
 # which includes that one) and an #include of either header already there.
-_WARP_NAME = re.compile(rb"\b__cass_(cg\b)?")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _WARP_INCLUDE = re.compile(
     rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
 )
+
+
+def _names(text: bytes, name: bytes, *, whole: bool) -> bool:
+    """Whether ``text`` has ``name`` starting a word (and ending one, if ``whole``).
+
+    ``bytes.find`` up to the first such use: a regex led by ``\\b`` is tried at every
+    byte, and a match object for every use cost more than the core's translation on
+    API-dense code (bench/reports/scaling.md)."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or text[at - 1] not in _WORD) and (
+            not whole or end == len(text) or text[end] not in _WORD
+        ):
+            return True
+        at = text.find(name, at + 1)
+    return False
 
 
 def warp_include(hip: bytes) -> bytes:
@@ -240,14 +257,13 @@ def warp_include(hip: bytes) -> bytes:
     file (before any use) and followed by ``#line 1``, as the runtime's is. Output
     that names no ``__cass_`` operation, or includes the header itself, is unchanged.
     """
-    if b"__cass_" not in hip:
+    if not _names(hip, b"__cass_", whole=False):
         return hip
-    names = {m.group(1) is not None for m in _WARP_NAME.finditer(hip)}
-    if not names:
-        return hip
-    header = b"cass/cooperative_groups.h" if True in names else b"cass/warp.h"
-    for m in _WARP_INCLUDE.finditer(hip):
-        if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
-            return hip
+    cg = _names(hip, b"__cass_cg", whole=True)
+    header = b"cass/cooperative_groups.h" if cg else b"cass/warp.h"
+    if b"cass/" in hip:  # the line-anchored pattern is tried at every line otherwise
+        for m in _WARP_INCLUDE.finditer(hip):
+            if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
+                return hip
     bom = b"\xef\xbb\xbf" if hip.startswith(b"\xef\xbb\xbf") else b""
     return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]

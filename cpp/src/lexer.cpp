@@ -185,11 +185,21 @@ public:
         }
         out_.ntoks = 0;
         out_.syms.clear();
-        out_.syms.reserve(1024);
         out_.visit.clear();
         out_.decls.clear();
         out_.fors.clear();
         out_.breaks.clear();
+        if (table_ != nullptr) {
+            // The lists that grow with the file get their room the same way, up
+            // front: grown by doubling, each copy takes fresh pages from the kernel
+            // and copies what it had, which cost more per byte the larger the file
+            // (bench/reports/scaling.md). Visits, decls and breaks are bounded by the
+            // tokens; names get one per 64 bytes, growing past that as before.
+            out_.visit.reserve(want);
+            out_.decls.reserve(n_ / 4 + 16);
+            out_.breaks.reserve(n_ / 4 + 16);
+            out_.syms.reserve(n_ / 64 + 1024);
+        }
         out_.unclosed_brace = -1;
         out_.unterminated = -1;
         if (opens_.size() < 256) opens_.resize(256);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -59,6 +60,13 @@ void Storage::trim() {
         padded_cap = 0;
     }
     if (consumed.capacity() > kKeep) std::vector<std::uint8_t>().swap(consumed);
+    const auto release = [](auto& v) {
+        if (v.capacity() * sizeof(v[0]) > kKeep) std::decay_t<decltype(v)>().swap(v);
+    };
+    release(scan.visit);
+    release(scan.decls);
+    release(scan.breaks);
+    release(scan.syms);
 }
 
 Rewriter::Rewriter(std::string_view src, const Table& table, const Options& options, Storage& mem)
@@ -77,6 +85,7 @@ Rewriter::Rewriter(std::string_view src, const Table& table, const Options& opti
     toks_ = scan_.toks.get();
     ntok_ = static_cast<int>(scan_.ntoks);
     consumed_.assign(scan_.ntoks, 0);
+    edits_.reserve(scan_.visit.size() + 16);  // about one edit per visit at most: no regrowth
     stats_.families.resize(t_.families().size());
     for (std::size_t f = 0; f < t_.families().size(); ++f) {
         if (t_.families()[f].name == "runtime") runtime_ = static_cast<int>(f);
