@@ -528,7 +528,9 @@ def _widened(text: bytes, settings: Settings) -> bytes | None:
     if wide is None:
         return None
     hip, diags = _translate(wide.encode("latin-1"), settings)
-    if set(_warnings(diags)) - {rule_id("warp-mask32")} or any(d.severity == "error" for d in diags):
+    if set(_warnings(diags)) - {rule_id("warp-mask32")} or any(
+        d.severity == "error" for d in diags
+    ):
         return None
     return hip
 
