@@ -7,10 +7,11 @@
 #
 # Needs python3 with torch (CUDA), numpy and onnxruntime; tokenizers is optional (without
 # it export's --check decodes with plain ONNX greedy instead of the drafted runtime). No
-# network. Writes OUT/model.tar: model/{encoder.onnx,decoder.onnx,tokenizer.json,
-# config.json}, fit.json, agreement.json and logs/ (pip, fit, export), plus OUT/summary.txt.
+# network. Writes OUT/model.tar: model/{encoder.onnx,tokenizer.json,config.json},
+# fit.json, agreement.json and logs/ (pip, fit, export), plus OUT/decoder.onnx and OUT/summary.txt.
 #
-# Knobs (environment): MODEL_MINUTES (training minutes, 6), MODEL_SEED (0), MODEL_CHECK
+# Knobs (environment): MODEL_MINUTES (training minutes, 6), MODEL_STEPS (a fixed step
+# count, reproducible; unset: calibrated to fill MODEL_MINUTES), MODEL_SEED (0), MODEL_CHECK
 # (test units export decodes both ways, 30), MODEL_DEADLINE (seconds from the start by
 # which the tar is written, 565), FRESH=1 (start over instead of resuming).
 # The fit directory is build/model_fit inside the checkout (ignored by git): a warm
@@ -60,8 +61,10 @@ fi
 FIT_LIMIT=$(($(left) - 150))
 [ "$FIT_LIMIT" -gt $((MINUTES * 60 + 90)) ] && FIT_LIMIT=$((MINUTES * 60 + 90))
 say "fit: $MINUTES min, seed $SEED, limit ${FIT_LIMIT}s"
+STEPS=()
+[ -n "${MODEL_STEPS:-}" ] && STEPS=(--steps "$MODEL_STEPS")
 timeout "$FIT_LIMIT" "$PY" -m cass_build.train.fit "$PREP" "$FIT" --seed "$SEED" \
-    --minutes "$MINUTES" "${RESUME[@]}" >"$LOGS/fit.log" 2>&1
+    --minutes "$MINUTES" "${STEPS[@]}" "${RESUME[@]}" >"$LOGS/fit.log" 2>&1
 FIT_RC=$?
 say "fit exit $FIT_RC after $(($(date +%s) - START))s"
 if [ ! -f "$FIT/ckpt_last.pt" ]; then
@@ -81,6 +84,9 @@ say "export exit $EXPORT_RC after $(($(date +%s) - START))s"
 
 wait "$PIP" 2>/dev/null  # bounded by its own timeout, which started with the script
 cp "$FIT/fit.json" "$OUT/fit.json" 2>/dev/null || say "no fit.json (fit was cut off: rerun to resume)"
+# The fp32 decoder alone is near the 16 MiB a returned file may have: it comes back
+# beside the tar, not inside it.
+[ -f "$OUT/model/decoder.onnx" ] && mv "$OUT/model/decoder.onnx" "$OUT/decoder.onnx"
 MEMBERS=(logs)
 for m in model fit.json agreement.json; do
     [ -e "$OUT/$m" ] && MEMBERS+=("$m")
@@ -93,6 +99,6 @@ tar -cf "$OUT/model.tar" -C "$OUT" "${MEMBERS[@]}"
 print({k: d[k] for k in ('steps', 'steps_planned', 'resumed_from_step', 'train_seconds', 'valid_loss', 'train_units', 'device')})" "$OUT/fit.json"
     [ -f "$OUT/agreement.json" ] && cat "$OUT/agreement.json"
 } | tee "$OUT/summary.txt"
-# One copy of the model comes back: the tar.
+# One copy of the model comes back: the tar and decoder.onnx.
 rm -rf "$OUT/model" "$OUT/fit.json" "$OUT/agreement.json" "$OUT/logs"
 [ "$EXPORT_RC" = 0 ] && [ -f "$OUT/summary.txt" ]
