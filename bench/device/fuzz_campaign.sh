@@ -184,7 +184,9 @@ if ! "${CXX_LINK[@]}" "${OBJECTS[@]}" -o "$BIN" -pthread >>"$LOG" 2>&1; then
     say "link failed (see build.log)"
     exit
 fi
-if ! PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" python3 cpp/fuzz/dump_table.py "$BUILD" >>"$LOG" 2>&1; then
+# -S: no site packages, so an installed cass_build (an editable install's finder
+# elsewhere, say) cannot stand in for this checkout's tables.
+if ! PYTHONPATH="$ROOT" python3 -S cpp/fuzz/dump_table.py "$BUILD" >>"$LOG" 2>&1; then
     say "cpp/fuzz/dump_table.py failed (see build.log)"
     exit
 fi
