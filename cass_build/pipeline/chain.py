@@ -573,6 +573,8 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
     warn = [w for w in (job.downgrade, note) if w]
     turns.extra += [Diagnostic(str(src), 0, 0, "warning", "cass-unverified", w) for w in warn]
     turns.extra += _check_only_notes(job, headers)
+    if candidate.native_fallback:
+        turns.extra.append(_native_fallback_note(src, turns.attempts))
     if job.auto and turns.tools:  # e.g. a broken model: say why the rules stand in for it
         why = "; ".join(f"{t.tool}: {t.what}" for t in turns.tools)
         message = f"the {strategy.name} translation is used: the model could not run ({why})"
@@ -592,6 +594,20 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         object_data=outcome.object_data,
         seconds=time.perf_counter() - job.start,
     )
+
+
+def _native_fallback_note(src: Path, attempts: list[Attempt]) -> Diagnostic:
+    """Why ``auto --warp native`` took the whole file's ``--warp cuda`` translation."""
+    model = next((a for a in attempts if a.strategy == "model"), None)
+    if model is None:
+        why = "the model did not run"
+    elif model.status == "failed":
+        first = model.messages[0] if model.messages else model.reason
+        why = f"the model's translation failed its check ({first})"
+    else:
+        why = f"the model did not run ({model.reason})"
+    message = f"the file falls back to its --warp cuda translation: {why}"
+    return Diagnostic(str(src), 0, 0, "warning", MODEL_FALLBACK, message)
 
 
 def _check_only_notes(job: _Job, translated: dict[Path, bytes]) -> list[Diagnostic]:

@@ -43,6 +43,9 @@ class Candidate:
     stats: Stats = field(default_factory=Stats)
     same_as_rules: bool = False
     """The model changed nothing: in ``auto`` the rules' own candidate stands instead."""
+    native_fallback: bool = False
+    """``auto --warp native``'s rules step: the whole file in ``--warp cuda`` because the
+    model's native translation was not used (the chain says why)."""
 
 
 class StrategyFailed(Exception):
@@ -81,18 +84,38 @@ def _rules_fingerprint() -> str:
 
 
 class RulesStrategy:
+    """The rule tables. In ``auto`` (``fallback``) with ``--warp native``, a file the rules
+    leave with a warp-size hazard is translated in ``--warp cuda`` instead: the model's
+    native translation came before and was not used, and broken native code is never
+    the fallback (docs/model.md)."""
+
     name = "rules"
+
+    def __init__(self, *, fallback: bool = False) -> None:
+        self.fallback = fallback
 
     def unavailable(self) -> str | None:
         return None
 
     def fingerprint(self) -> str:
-        return _rules_fingerprint()
+        return _rules_fingerprint() + (":fallback" if self.fallback else "")
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from ..rules import translate_bytes, warp_include
 
         result = translate_bytes(data, str(path), settings)
+        if self.fallback and settings.warp == "native":
+            from ..model.native import fallback_file, has_hazards
+
+            if has_hazards(result):
+                why = "the model's native translation was not used"
+                mixed = fallback_file(data, str(path), settings, why)
+                return Candidate(
+                    implicit_runtime(path, warp_include(mixed.data)),
+                    mixed.diagnostics,
+                    result.stats,
+                    native_fallback=True,
+                )
         return Candidate(
             implicit_runtime(path, warp_include(result.data)),
             tuple(result.diagnostics),
@@ -166,6 +189,10 @@ class ModelStrategy:
 
     name = "model"
 
+    def __init__(self, *, fallback: bool = False) -> None:
+        # auto --warp native: the declarations the model does not fix go to --warp cuda.
+        self.fallback = fallback
+
     def unavailable(self) -> str | None:
         from ..model import FILES, model_dir
 
@@ -177,24 +204,34 @@ class ModelStrategy:
     def fingerprint(self) -> str:
         from ..model import model_dir
 
-        return _model_fingerprint(model_dir())
+        return _model_fingerprint(model_dir()) + (":fallback" if self.fallback else "")
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from ..errors import CassError
-        from ..model import translate_bytes
+        from ..model import Trace, translate_bytes
         from ..rules import translate_bytes as rules
         from ..rules import warp_include
 
         # The rules' translation is the model's base text, and its diagnostics still
         # describe the source (hazards, unsupported APIs): computed once for both.
         checked = rules(data, str(path), settings)
+        trace = Trace()
         try:
-            text = translate_bytes(data, str(path), settings, ruled=checked)
+            text = translate_bytes(data, str(path), settings, ruled=checked, trace=trace)
         except CassError as exc:  # a missing, damaged or misconfigured model
             from ..model import model_dir
 
             command = f"onnxruntime on {model_dir()}"
             raise StrategyFailed(str(exc), tool="model", command=command) from None
+        if self.fallback and settings.warp == "native" and trace.units:
+            from ..model.native import mix
+
+            mixed = mix(data, str(path), settings, checked, trace.units)
+            return Candidate(
+                implicit_runtime(path, warp_include(mixed.data)),
+                mixed.diagnostics,
+                checked.stats,
+            )
         return Candidate(
             implicit_runtime(path, warp_include(text)),
             tuple(checked.diagnostics),
@@ -286,7 +323,8 @@ def parse_chain(spec: str) -> tuple[list[Strategy], bool]:
     for part in parts:
         if part == "auto":
             auto = True
-            chain += [_one(n) for n in NAMES]
+            chain += [ModelStrategy(fallback=True), RulesStrategy(fallback=True)]
+            chain += [_one(n) for n in NAMES[2:]]
         else:
             chain.append(_one(part))
     return chain, auto
