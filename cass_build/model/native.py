@@ -13,9 +13,9 @@ declarations, not one declaration (docs/model.md, "auto in native mode"):
   device function, host code launching a kernel). A group runs in one mode: a
   cuda-mode kernel calling a native warp reduction would sum 64 lanes where it counts
   on 32;
-- a declaration whose text is the same in both modes (no warp operation in it) links
-  its neighbours only when it launches a kernel or reads a constant that fixes the
-  warp at 32 (host code sizing a launch ties the kernel's warp to its own);
+- a declaration pulled into the cuda mode passes the pull on only when the mode
+  changes its text: one with no warp operation in it (a helper, host code that
+  launches kernels without warp arithmetic) serves both modes;
 - seeds of the cuda mode: each flagged declaration the model did not fix, each
   declaration with ``cass-host-warp-count`` (host code sizing for 32-lane warps), and
   each declaration that still uses a constant fixing the warp at 32;
@@ -73,7 +73,6 @@ class _Decl:
     cuda: bytes  # ... and its cuda-mode translation
     declared: set[bytes]
     used: set[bytes]
-    kernel: bool
     flagged: bool  # the rules left a hazard warning on it: it went to the model
     text: bytes  # what the mixed file will hold for it in native mode
     why: str = ""  # set: this declaration is cuda-mode, and why
@@ -146,13 +145,12 @@ def mix(
         one = _Decl(
             seg.start,
             seg.end,
-            data.count(b"\n", 0, seg.start) + 1,
+            _first_line(data, seg.start, piece),
             _name(piece, declared),
             rules(piece, path, settings).data,
             rules(piece, path, cuda_settings).data,
             declared,
             set(_words(piece)),
-            b"__global__" in _words(piece),
             (seg.start, seg.end) in decided,
             b"",
         )
@@ -163,7 +161,7 @@ def mix(
                 one.why = f"the model's translation was refused: {decision.reason}"
             else:
                 one.text = decision.translated
-        last = one.line + piece.count(b"\n")
+        last = data.count(b"\n", 0, seg.end) + 1
         if not one.why and any(one.line <= n <= last for n in host_lines):
             one.why = "host code sizes a launch for 32-lane warps [cass-host-warp-count]"
         still = constants - declared
@@ -193,28 +191,34 @@ def mix(
 
 
 def _within(diag: Diagnostic, data: bytes, decl: _Decl) -> bool:
-    last = decl.line + data.count(b"\n", decl.start, decl.end)
-    return decl.line <= diag.line <= last
+    first = data.count(b"\n", 0, decl.start) + 1
+    return first <= diag.line <= data.count(b"\n", 0, decl.end) + 1
+
+
+def _first_line(data: bytes, start: int, piece: bytes) -> int:
+    """The line of a declaration's first character: its segment starts with the blank
+    lines before it."""
+    return data.count(b"\n", 0, start + len(piece) - len(piece.lstrip())) + 1
 
 
 def _spread(decls: list[_Decl]) -> None:
-    """Pull every declaration linked to a cuda-mode one into the cuda mode."""
-    constants_users = {i for i, d in enumerate(decls) if "fixes the warp" in d.why}
-    kernels = {n for d in decls if d.kernel for n in d.declared}
+    """Pull every declaration linked to a cuda-mode one into the cuda mode.
 
-    def relays(i: int) -> bool:
-        d = decls[i]
-        return d.native != d.cuda or bool(d.used & kernels - d.declared) or i in constants_users
-
+    A seed (a declaration with a reason of its own) pulls in everything linked to it. A
+    declaration pulled in passes the pull on only when the mode changes its text: a
+    host function that launches kernels without any warp arithmetic (the same text in
+    both modes) can launch a cuda-mode kernel beside a native one.
+    """
     linked: list[set[int]] = [set() for _ in decls]
     for i, a in enumerate(decls):
         for j, b in enumerate(decls):
             if i != j and (a.declared & b.used or b.declared & a.used):
                 linked[i].add(j)
     todo = [i for i, d in enumerate(decls) if d.why]
+    seeds = set(todo)
     while todo:
         i = todo.pop()
-        if not relays(i):
+        if i not in seeds and decls[i].native == decls[i].cuda:
             continue
         for j in linked[i]:
             if not decls[j].why:
@@ -233,13 +237,15 @@ def _fallback_note(path: str, decl: _Decl, why: str) -> Diagnostic:
     return Diagnostic(path, decl.line, 1, "warning", FALLBACK_RULE, message)
 
 
-def _whole_file(path: str, cuda: RuleResult, decls: list[_Decl], why: str) -> Mixed:
+def _whole_file(
+    path: str, cuda: RuleResult, decls: list[_Decl], why: str, *, file_note: bool = True
+) -> Mixed:
     notes = [
         _fallback_note(path, d, d.why or f"the whole file falls back: {why}")
         for d in decls
         if d.flagged or (d.why and _noted(d))
     ]
-    if not notes:
+    if not notes and file_note:
         message = f"the file falls back to its --warp cuda translation: {why}"
         notes = [Diagnostic(path, 1, 1, "warning", FALLBACK_RULE, message)]
     return Mixed(cuda.data, (*notes, *cuda.diagnostics), len(decls), True)
@@ -261,15 +267,15 @@ def fallback_file(data: bytes, path: str, settings: Settings, why: str) -> Mixed
         piece = data[seg.start : seg.end]
         if seg.kind != "decl" or piece.isspace():
             continue
-        first = data.count(b"\n", 0, seg.start) + 1
-        last = first + piece.count(b"\n")
+        first = _first_line(data, seg.start, piece)
+        last = data.count(b"\n", 0, seg.end) + 1
         if any(first <= n <= last for n in lines):
             declared = _declared(piece)
             decls.append(
                 _Decl(seg.start, seg.end, first, _name(piece, declared), b"", b"", declared,
-                      set(), False, True, b"")
+                      set(), True, b"")
             )  # fmt: skip
-    return _whole_file(path, cuda, decls, why)
+    return _whole_file(path, cuda, decls, why, file_note=False)
 
 
 def has_hazards(native: RuleResult) -> bool:

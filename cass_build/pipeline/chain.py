@@ -399,6 +399,10 @@ def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
     if level != "none" or opts.want_object:  # the device-library scan costs per file
         archs = opts.archs or default_archs()
         archs = tuple(a for arch in archs for a in parse_archs(arch))
+    if auto and level == "none":
+        # Unverified, auto means the rules as they are (the tree batch's path too): the
+        # native fallback to --warp cuda is part of auto's verify-then-fall-back.
+        chain = [_plain(s) for s in chain if s.name != "rules-cuda"]
     if level != "none" and not archs:
         msg = f"{src}: no AMD architecture to verify for"
         raise UsageError(msg, hint="pass --offload-arch gfx90a or set CASS_ARCHS")
@@ -418,6 +422,12 @@ def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
         src, data, deps, mirrored, opts, chain, auto, level, archs, toolchain, depends,
         downgrade, start, local, tuple(check_only),
     )  # fmt: skip
+
+
+def _plain(strategy: Strategy) -> Strategy:
+    from .strategies import RulesStrategy
+
+    return RulesStrategy() if isinstance(strategy, RulesStrategy) else strategy
 
 
 def translate_file(path: str | Path, options: PipelineOptions | None = None) -> Result:
@@ -517,6 +527,9 @@ def _check(job: _Job, unit: Unit, data: bytes) -> tuple[Outcome, str]:
 def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
     """One strategy's turn: its Result when its candidate passes, else None (recorded)."""
     src, opts = job.src, job.opts
+    skip_for = getattr(strategy, "skip_for", None)  # a step that only some settings need
+    if skip_for is not None and skip_for(opts.settings) is not None:
+        return None
     reason = _skip_reason(job, strategy)
     if reason is not None:
         turns.attempts.append(Attempt(strategy.name, "skipped" if job.auto else "failed", reason))
@@ -598,15 +611,17 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
 
 def _native_fallback_note(src: Path, attempts: list[Attempt]) -> Diagnostic:
     """Why ``auto --warp native`` took the whole file's ``--warp cuda`` translation."""
-    model = next((a for a in attempts if a.strategy == "model"), None)
-    if model is None:
-        why = "the model did not run"
-    elif model.status == "failed":
-        first = model.messages[0] if model.messages else model.reason
-        why = f"the model's translation failed its check ({first})"
-    else:
-        why = f"the model did not run ({model.reason})"
-    message = f"the file falls back to its --warp cuda translation: {why}"
+    whys = []
+    for a in attempts:
+        if a.strategy not in ("model", "rules"):
+            continue
+        if a.status == "failed":
+            first = a.messages[0] if a.messages else a.reason
+            whys.append(f"{a.strategy}: {first}")
+        elif a.status == "skipped":
+            whys.append(f"{a.strategy}: {a.reason}")
+    why = "; ".join(whys) or "no native translation was tried"
+    message = f"the file falls back to its --warp cuda translation ({why})"
     return Diagnostic(str(src), 0, 0, "warning", MODEL_FALLBACK, message)
 
 

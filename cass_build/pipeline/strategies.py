@@ -84,10 +84,10 @@ def _rules_fingerprint() -> str:
 
 
 class RulesStrategy:
-    """The rule tables. In ``auto`` (``fallback``) with ``--warp native``, a file the rules
-    leave with a warp-size hazard is translated in ``--warp cuda`` instead: the model's
-    native translation came before and was not used, and broken native code is never
-    the fallback (docs/model.md)."""
+    """The rule tables. In ``auto`` (``fallback``) with ``--warp native``, a native
+    translation that keeps a warp-size hazard is refused: the model came first and did
+    not fix it, and broken native code is never the fallback; ``CudaRulesStrategy``
+    comes next (docs/model.md)."""
 
     name = "rules"
 
@@ -105,21 +105,47 @@ class RulesStrategy:
 
         result = translate_bytes(data, str(path), settings)
         if self.fallback and settings.warp == "native":
-            from ..model.native import fallback_file, has_hazards
+            from ..model.native import has_hazards
 
             if has_hazards(result):
-                why = "the model's native translation was not used"
-                mixed = fallback_file(data, str(path), settings, why)
-                return Candidate(
-                    implicit_runtime(path, warp_include(mixed.data)),
-                    mixed.diagnostics,
-                    result.stats,
-                    native_fallback=True,
-                )
+                msg = "the native translation keeps warp-size hazards: --warp cuda is next"
+                raise StrategyFailed(msg)
         return Candidate(
             implicit_runtime(path, warp_include(result.data)),
             tuple(result.diagnostics),
             result.stats,
+        )
+
+
+class CudaRulesStrategy:
+    """``auto --warp native``'s last rules step: the whole file in ``--warp cuda``, where
+    32-lane logical warps keep CUDA code right as written. It runs only when the model's
+    and the native rules' translations were refused or failed their check, so ``auto``
+    is never worse than ``--warp cuda``; in ``--warp cuda`` it has nothing to add."""
+
+    name = "rules-cuda"
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def skip_for(self, settings: Settings) -> str | None:
+        """Why the chain passes over it silently under ``settings`` (None: it runs)."""
+        return None if settings.warp == "native" else "the rules already ran in --warp cuda"
+
+    def fingerprint(self) -> str:
+        return _rules_fingerprint() + ":cuda"
+
+    def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        from ..model.native import fallback_file
+        from ..rules import translate_bytes, warp_include
+
+        mixed = fallback_file(data, str(path), settings, "the native translations were not used")
+        stats = translate_bytes(data, str(path), settings.replace(warp="cuda")).stats
+        return Candidate(
+            implicit_runtime(path, warp_include(mixed.data)),
+            mixed.diagnostics,
+            stats,
+            native_fallback=True,
         )
 
 
@@ -324,7 +350,7 @@ def parse_chain(spec: str) -> tuple[list[Strategy], bool]:
         if part == "auto":
             auto = True
             chain += [ModelStrategy(fallback=True), RulesStrategy(fallback=True)]
-            chain += [_one(n) for n in NAMES[2:]]
+            chain += [CudaRulesStrategy(), *(_one(n) for n in NAMES[2:])]
         else:
             chain.append(_one(part))
     return chain, auto

@@ -1,0 +1,390 @@
+"""The model's evaluation in ``--warp native`` (issue 21, item 3): one command per machine.
+
+Here (hipcc for gfx90a, the C++ core, onnxruntime):
+
+    python bench/model_eval.py translate --data build/model_data --out build/model_eval
+
+For each program set, ``bench/programs`` and the held-out synthesized programs of the
+data build (``DATA/test_programs``, copied to ``OUT/programs/heldout``, at most
+``--heldout-programs``, those with hazards first), it runs ``cass bench --no-gpu`` for
+model-only (``--strategy model``), rules-only (``--strategy rules``) and ``auto`` in
+``--warp native``, and for the ``--warp cuda`` reference (``--strategy rules``). That
+gives the AMD compile rate (hipcc, gfx90a) and keeps every translation under
+``OUT/trans/<set>/<native|cuda>/<strategy>/<program>/``; the compile reports go to
+``OUT/reports``. It then scores exact match on the held-out units (``DATA/test.jsonl.gz``)
+against their verified targets, per package and per hazard class, and writes
+``OUT/local.json``.
+
+On the H200 (no hipcc, no network): ``bash bench/device/model_eval.sh OUT`` runs the kept
+translations through the HIP-on-CUDA layer in wave64 mode against the CUDA originals
+and writes ``OUT/model_eval_device.tar.gz``; carry ``build/model_eval``.
+
+Back here:
+
+    python bench/model_eval.py report --eval build/model_eval --device DEVICE_TAR
+
+writes the sections between the ``model_eval`` markers of ``bench/reports/model.md``
+(and ``OUT/report.md``) from ``local.json`` and the device's reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+import sys
+import tarfile
+import tempfile
+import time
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: (report name suffix, warp mode, strategies scored in it)
+MODES = (("native", "native", ("model", "rules", "auto")), ("cuda", "cuda", ("rules",)))
+#: The columns of every table: the strategy in native mode, and the cuda reference.
+COLUMNS = ("model", "rules", "auto", "cuda")
+BEGIN, END = "<!-- model_eval:begin -->", "<!-- model_eval:end -->"
+
+
+def _column(mode: str, strategy: str) -> str:
+    return "cuda" if mode == "cuda" else strategy
+
+
+def _hazards(program: Path) -> list[str]:
+    try:
+        manifest = tomllib.loads((program / "manifest.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    return [str(h) for h in manifest.get("hazards", [])]
+
+
+def _heldout(data: Path, dest: Path, limit: int) -> Path:
+    """Copy at most ``limit`` held-out programs (those with hazards first) to ``dest``."""
+    source = data / "test_programs"
+    found = (
+        sorted(p for p in source.iterdir() if (p / "main.cu").is_file()) if source.is_dir() else []
+    )
+    found.sort(key=lambda p: (not _hazards(p), p.name))
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for program in found[:limit]:
+        shutil.copytree(program, dest / program.name)
+    return dest
+
+
+def _bench(
+    root: Path, out: Path, name: str, warp: str, strategies: tuple[str, ...], jobs: int
+) -> dict[str, Any]:
+    from cass_build.runcheck.bench import BenchConfig, run_bench
+
+    keep = out / "trans" / name.rsplit("_", 1)[0] / name.rsplit("_", 1)[1]
+    if keep.exists():
+        shutil.rmtree(keep)
+    config = BenchConfig(
+        strategies=strategies,
+        archs=("gfx90a",),
+        jobs=jobs,
+        out=out / "reports",
+        name=name,
+        gpu=False,
+        keep=keep,
+        warp=warp,
+        command=(
+            f"cass bench {root} --no-gpu --warp {warp} --offload-arch gfx90a "
+            + " ".join(f"--strategy {s}" for s in strategies)
+            + f" --keep {keep} --out {out / 'reports'} --name {name}"
+        ),
+    )
+    doc: dict[str, Any] = run_bench(root, config)
+    return doc
+
+
+def _records(data: Path) -> list[dict[str, Any]]:
+    path = data / "test.jsonl.gz"
+    if not path.is_file():
+        return []
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _files(out: Path, program_set: str, program: str) -> dict[str, bytes]:
+    """Each column's translated main file of one program (absent: not translated)."""
+    texts = {}
+    for mode, _, strategies in MODES:
+        for strategy in strategies:
+            path = out / "trans" / program_set / mode / strategy / program / "main.hip"
+            if path.is_file():
+                texts[_column(mode, strategy)] = path.read_bytes()
+    return texts
+
+
+def units(data: Path, out: Path, limit: int) -> dict[str, Any]:
+    """Exact match of every held-out unit against its verified target.
+
+    In isolation (each declaration translated alone, as the model sees it): rules-only is
+    the native rules' translation, model-only the model's output where the rules flag a
+    hazard (its per-unit guards applied), auto the model's output where those guards
+    accept it, else the unit's ``--warp cuda`` translation, and cuda that translation.
+    In the file: for the units of the held-out programs translated above, whether the
+    target appears verbatim in the file each strategy wrote (so file-level guards, the
+    fallback and verification count).
+    """
+    from cass_build.model import HAZARD_RULES, UnitStats, load
+    from cass_build.rules import translate_bytes as rules
+    from cass_build.settings import Settings
+
+    native = Settings().replace(warp="native")
+    cuda = native.replace(warp="cuda")
+    runner = load()
+    records = _records(data)[:limit]
+    groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    file_cache: dict[str, dict[str, bytes]] = {}
+    heldout = out / "programs" / "heldout"
+    refused = 0
+    start = time.perf_counter()
+    for rec in records:
+        cu = rec["cuda"].encode("latin-1")
+        want = rec["hip"].encode("latin-1")
+        ruled = rules(cu, "unit.cu", native)
+        flagged = any(d.severity == "warning" and d.rule in HAZARD_RULES for d in ruled.diagnostics)
+        model_out = runner.translate_unit(cu, ruled.data, UnitStats()) if flagged else None
+        refused += flagged and model_out is None
+        cuda_out = rules(cu, "unit.cu", cuda).data
+        scores = {
+            "rules": ruled.data == want,
+            "model": (model_out if model_out is not None else ruled.data) == want,
+            "auto": (model_out if model_out is not None else cuda_out) == want,
+            "cuda": cuda_out == want,
+        }
+        program = str(rec.get("file", ""))
+        in_file: dict[str, bool] = {}
+        if program and (heldout / program).is_dir():
+            texts = file_cache.setdefault(program, _files(out, "heldout", program))
+            in_file = {f"{c} (in file)": want in t for c, t in texts.items()}
+        package = str(rec.get("package") or "synth")  # builds before `package` are synth only
+        hazards = [str(h) for h in rec.get("hazards") or []]
+        keys = ["all", f"package: {package}", "hazard units" if hazards else "no hazard"]
+        keys += [f"hazard: {h}" for h in hazards]
+        if hazards:
+            keys.append(f"hazard units, package: {package}")
+        for key in keys:
+            for name, ok in (*scores.items(), *in_file.items()):
+                groups[key][name][0] += int(ok)
+                groups[key][name][1] += 1
+    return {
+        "records": len(records),
+        "flagged_refused": refused,
+        "seconds": round(time.perf_counter() - start, 1),
+        "groups": {k: dict(v) for k, v in groups.items()},
+    }
+
+
+def _summary(doc: dict[str, Any], mode: str) -> dict[str, Any]:
+    """Per column: compile counts overall and per hazard (from a cass bench report)."""
+    result: dict[str, Any] = {}
+    for strategy, totals in doc["totals"].items():
+        column = _column(mode, strategy)
+        per_hazard = {
+            h: [t["compiled"], t["compile_tried"]]
+            for h, t in doc.get("per_hazard", {}).get(strategy, {}).items()
+        }
+        result[column] = {
+            "compiled": [totals["compiled"], totals["compile_tried"]],
+            "per_hazard": per_hazard,
+        }
+    return result
+
+
+def translate(args: argparse.Namespace) -> int:
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    sets = {"bench": ROOT / "bench" / "programs"}
+    if (args.data / "test_programs").is_dir():
+        sets["heldout"] = _heldout(args.data, out / "programs" / "heldout", args.heldout_programs)
+    local: dict[str, Any] = {
+        "command": "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+        "data": str(args.data),
+        "model": json.loads((ROOT / "cass_build" / "models" / "config.json").read_text()),
+        "sets": {},
+        "commands": [],
+    }
+    for name, root in sets.items():
+        summary: dict[str, Any] = {"programs": len([p for p in root.iterdir() if p.is_dir()])}
+        for mode, warp, strategies in MODES:
+            t = time.perf_counter()
+            doc = _bench(root, out, f"{name}_{mode}", warp, strategies, args.jobs)
+            summary.update(_summary(doc, mode))
+            local["commands"].append(doc["command"])
+            print(f"model_eval: {name} {mode}: {time.perf_counter() - t:.0f} s", flush=True)
+        local["sets"][name] = summary
+    local["units"] = units(args.data, out, args.unit_limit)
+    (out / "local.json").write_text(json.dumps(local, indent=2) + "\n")
+    print(render(local, {}))
+    return 0
+
+
+def _device_reports(tar: Path | None) -> dict[str, Any]:
+    """The wave64 reports in the device tar, by name (``bench_native``, ...)."""
+    if tar is None or not tar.is_file():
+        return {}
+    found: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(tar) as archive:
+        archive.extractall(tmp, filter="data")
+        for path in Path(tmp).rglob("*.json"):
+            try:
+                doc = json.loads(path.read_text())
+            except ValueError:
+                continue
+            if isinstance(doc, dict) and "rows" in doc:
+                found[path.stem.removesuffix("_w64")] = doc
+            elif path.name == "summary.json":
+                found["_summary"] = doc
+    return found
+
+
+def _pct(pair: list[int] | None) -> str:
+    if not pair or not pair[1]:
+        return "-"
+    return f"{100 * pair[0] / pair[1]:.1f}% ({pair[0]}/{pair[1]})"
+
+
+def _wave64(device: dict[str, Any], name: str) -> dict[str, dict[str, list[int]]]:
+    """{column: {group: [agreed, ran]}} from the device's report of one set."""
+    result: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for mode, _, _ in MODES:
+        doc = device.get(f"{name}_{mode}")
+        if doc is None:
+            continue
+        for row in doc["rows"]:
+            w = row.get("wave64")
+            if not w:
+                continue
+            column = _column(mode, row["strategy"])
+            for group in ["all", *(f"hazard: {h}" for h in row.get("hazards") or [])]:
+                result[column][group][0] += bool(w.get("executed"))
+                result[column][group][1] += 1
+    return result
+
+
+def render(local: dict[str, Any], device: dict[str, Any]) -> str:
+    lines = [
+        BEGIN,
+        "## Evaluation in `--warp native` (generated by bench/model_eval.py)",
+        "",
+        f"Local command: `{local['command']}` (data: `{local['data']}`). It ran:",
+        "",
+        *[f"- `{c}`" for c in local["commands"]],
+        "",
+        "Columns: **model** = `--strategy model --warp native` (the model's declarations, "
+        "guards applied, refused ones left as the native rules wrote them); **rules** = "
+        "`--strategy rules --warp native`; **auto** = `--strategy auto --warp native` "
+        "(model, verify, fall back to `--warp cuda`, docs/model.md); **cuda** = "
+        "`--strategy rules --warp cuda`, the reference auto must never be worse than.",
+        "",
+    ]
+    for name, summary in local["sets"].items():
+        lines += [
+            f"### {name}: {summary['programs']} programs",
+            "",
+            "| measure | " + " | ".join(COLUMNS) + " |",
+            "|---|" + "---|" * len(COLUMNS),
+            "| AMD compile rate (hipcc, gfx90a) | "
+            + " | ".join(_pct(summary.get(c, {}).get("compiled")) for c in COLUMNS)
+            + " |",
+        ]
+        waves = _wave64(device, name)
+        if waves:
+            lines.append(
+                "| wave64 agreement (H200, HIP-on-CUDA wave64) | "
+                + " | ".join(_pct(waves.get(c, {}).get("all")) for c in COLUMNS)
+                + " |"
+            )
+        hazards = sorted({h for c in COLUMNS for h in summary.get(c, {}).get("per_hazard", {})})
+        for h in hazards:
+            cells = []
+            for c in COLUMNS:
+                compiled = _pct(summary.get(c, {}).get("per_hazard", {}).get(h))
+                agreed = _pct(waves.get(c, {}).get(f"hazard: {h}")) if waves else ""
+                cells.append(compiled + (f"; wave64 {agreed}" if agreed else ""))
+            lines.append(
+                f"| {h}: compile{'; wave64' if waves else ''} | " + " | ".join(cells) + " |"
+            )
+        if not waves:
+            lines.append("")
+            lines.append(
+                "No wave64 figures: the device tar was not given or had no report of this set."
+            )
+        lines.append("")
+    u = local.get("units", {})
+    if u.get("records"):
+        lines += [
+            f"### Exact match on held-out units ({u['records']} units of `DATA/test.jsonl.gz`)",
+            "",
+            "In isolation: each declaration alone (auto: the model where its per-unit guards "
+            "accept it, else the unit's `--warp cuda` translation). In the file: the target "
+            "appears verbatim in the file that strategy wrote for a held-out program above. "
+            f"{u['flagged_refused']} flagged units were refused by the per-unit guards.",
+            "",
+            "| group | "
+            + " | ".join(COLUMNS)
+            + " | "
+            + " | ".join(f"{c} (in file)" for c in COLUMNS)
+            + " |",
+            "|---|" + "---|" * (2 * len(COLUMNS)),
+        ]
+        groups = u["groups"]
+        order = sorted(groups, key=lambda k: (k != "all", k.startswith("hazard:"), k))
+        for key in order:
+            g = groups[key]
+            cells = [_pct(g.get(c)) for c in COLUMNS] + [
+                _pct(g.get(f"{c} (in file)")) for c in COLUMNS
+            ]
+            lines.append(f"| {key} | " + " | ".join(cells) + " |")
+        lines.append("")
+    if "_summary" in device:
+        lines += ["Device run:", "", "```", *device["_summary"].get("steps", []), "```", ""]
+    lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+def report(args: argparse.Namespace) -> int:
+    local = json.loads((args.eval / "local.json").read_text())
+    text = render(local, _device_reports(args.device))
+    (args.eval / "report.md").write_text(text)
+    target: Path = args.report
+    old = target.read_text() if target.is_file() else ""
+    if BEGIN in old and END in old:
+        new = old[: old.index(BEGIN)] + text.rstrip("\n") + old[old.index(END) + len(END) :]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    target.write_text(new)
+    print(text)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("translate", help="translate, compile and score here (hipcc)")
+    t.add_argument("--data", type=Path, default=ROOT / "build" / "model_data")
+    t.add_argument("--out", type=Path, default=ROOT / "build" / "model_eval")
+    t.add_argument("--heldout-programs", type=int, default=60)
+    t.add_argument("--unit-limit", type=int, default=100000)
+    t.add_argument("--jobs", type=int, default=2)
+    r = sub.add_parser("report", help="write bench/reports/model.md's evaluation sections")
+    r.add_argument("--eval", type=Path, default=ROOT / "build" / "model_eval")
+    r.add_argument("--device", type=Path, default=None, help="the device script's tar")
+    r.add_argument("--report", type=Path, default=ROOT / "bench" / "reports" / "model.md")
+    args = ap.parse_args()
+    return translate(args) if args.command == "translate" else report(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
