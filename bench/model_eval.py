@@ -80,18 +80,16 @@ def _heldout(data: Path, dest: Path, limit: int) -> Path:
 
 
 def _bench(
-    root: Path, out: Path, name: str, warp: str, strategies: tuple[str, ...], jobs: int
+    root: Path, out: Path, name: str, keep: Path, warp: str, strategies: tuple[str, ...], jobs: int
 ) -> dict[str, Any]:
+    """``cass bench --no-gpu`` of ``root``: compiled for gfx90a, translations kept."""
     from cass_build.runcheck.bench import BenchConfig, run_bench
 
-    keep = out / "trans" / name.rsplit("_", 1)[0] / name.rsplit("_", 1)[1]
-    if keep.exists():
-        shutil.rmtree(keep)
     config = BenchConfig(
         strategies=strategies,
         archs=("gfx90a",),
         jobs=jobs,
-        out=out / "reports",
+        out=out / "reports" / "parts",
         name=name,
         gpu=False,
         keep=keep,
@@ -99,11 +97,78 @@ def _bench(
         command=(
             f"cass bench {root} --no-gpu --warp {warp} --offload-arch gfx90a "
             + " ".join(f"--strategy {s}" for s in strategies)
-            + f" --keep {keep} --out {out / 'reports'} --name {name}"
+            + f" --keep {keep} --name {name}"
         ),
     )
     doc: dict[str, Any] = run_bench(root, config)
     return doc
+
+
+def _needs_model(program: Path, row: dict[str, Any]) -> bool:
+    """Whether model and auto can differ from the native rules on this program: the rules
+    leave a warp-size hazard (the model is asked), or their file fails to compile (auto
+    then takes the cuda-mode file). Elsewhere both are the rules' translation."""
+    from cass_build.model.native import has_hazards
+    from cass_build.rules import translate_bytes as rules
+    from cass_build.settings import Settings
+
+    native = Settings().replace(warp="native")
+    sources = [program / "main.cu", *sorted(program.glob("*.cuh")), *sorted(program.glob("*.h"))]
+    found = any(has_hazards(rules(f.read_bytes(), str(f), native)) for f in sources if f.is_file())
+    return found or row.get("compiled") is False
+
+
+def _native_set(root: Path, out: Path, name: str, jobs: int) -> dict[str, Any]:
+    """Rules on every program; model and auto only where they can differ (copied else)."""
+    keep = out / "trans" / name / "native"
+    rules_doc = _bench(root, out, f"{name}_native_rules", keep, "native", ("rules",), jobs)
+    rows = {r["program"]: r for r in rules_doc["rows"]}
+    subset = out / "subset" / name
+    if subset.exists():
+        shutil.rmtree(subset)
+    subset.mkdir(parents=True)
+    programs = sorted(p for p in root.iterdir() if (p / "manifest.toml").is_file())
+    asked = [p for p in programs if p.name in rows and _needs_model(p, rows[p.name])]
+    for program in asked:
+        shutil.copytree(program, subset / program.name)
+    model_rows: list[dict[str, Any]] = []
+    commands = [rules_doc["command"]]
+    if asked:
+        doc = _bench(subset, out, f"{name}_native_model", keep, "native", ("model", "auto"), jobs)
+        model_rows = doc["rows"]
+        commands.append(doc["command"])
+    done = {(r["program"], r["strategy"]) for r in model_rows}
+    copied = []
+    for program, row in rows.items():
+        for strategy in ("model", "auto"):
+            if (program, strategy) in done:
+                continue
+            copied.append(
+                {
+                    **row,
+                    "strategy": strategy,
+                    "compile_note": row["compile_note"] or "same as rules",
+                }
+            )
+            src = keep / "rules" / program
+            if src.is_dir():
+                shutil.copytree(src, keep / strategy / program, dirs_exist_ok=True)
+    merged = {
+        "name": f"{name}_native",
+        "commands": commands,
+        "asked": [p.name for p in asked],
+        "rows": [*model_rows, *copied, *rules_doc["rows"]],
+    }
+    (out / "reports" / f"{name}_native.json").write_text(json.dumps(merged, indent=2) + "\n")
+    return merged
+
+
+def _cuda_set(root: Path, out: Path, name: str, jobs: int) -> dict[str, Any]:
+    keep = out / "trans" / name / "cuda"
+    doc = _bench(root, out, f"{name}_cuda", keep, "cuda", ("rules",), jobs)
+    merged = {"name": f"{name}_cuda", "commands": [doc["command"]], "rows": doc["rows"]}
+    (out / "reports" / f"{name}_cuda.json").write_text(json.dumps(merged, indent=2) + "\n")
+    return merged
 
 
 def _records(data: Path) -> list[dict[str, Any]]:
@@ -187,24 +252,29 @@ def units(data: Path, out: Path, limit: int) -> dict[str, Any]:
 
 
 def _summary(doc: dict[str, Any], mode: str) -> dict[str, Any]:
-    """Per column: compile counts overall and per hazard (from a cass bench report)."""
+    """Per column: [compiled, tried] overall and per hazard, from a report's rows."""
     result: dict[str, Any] = {}
-    for strategy, totals in doc["totals"].items():
-        column = _column(mode, strategy)
-        per_hazard = {
-            h: [t["compiled"], t["compile_tried"]]
-            for h, t in doc.get("per_hazard", {}).get(strategy, {}).items()
-        }
-        result[column] = {
-            "compiled": [totals["compiled"], totals["compile_tried"]],
-            "per_hazard": per_hazard,
-        }
+    for row in doc["rows"]:
+        column = result.setdefault(
+            _column(mode, row["strategy"]), {"compiled": [0, 0], "per_hazard": {}}
+        )
+        if row.get("compiled") is None:
+            continue
+        for pair in [
+            column["compiled"],
+            *(column["per_hazard"].setdefault(h, [0, 0]) for h in row.get("hazards") or []),
+        ]:
+            pair[0] += bool(row["compiled"])
+            pair[1] += 1
     return result
 
 
 def translate(args: argparse.Namespace) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
+    for stale in ("trans", "reports"):
+        shutil.rmtree(out / stale, ignore_errors=True)
+    (out / "reports").mkdir()
     sets = {"bench": ROOT / "bench" / "programs"}
     if (args.data / "test_programs").is_dir():
         sets["heldout"] = _heldout(args.data, out / "programs" / "heldout", args.heldout_programs)
@@ -217,11 +287,12 @@ def translate(args: argparse.Namespace) -> int:
     }
     for name, root in sets.items():
         summary: dict[str, Any] = {"programs": len([p for p in root.iterdir() if p.is_dir()])}
-        for mode, warp, strategies in MODES:
+        for mode, run in (("native", _native_set), ("cuda", _cuda_set)):
             t = time.perf_counter()
-            doc = _bench(root, out, f"{name}_{mode}", warp, strategies, args.jobs)
+            doc = run(root, out, name, args.jobs)
             summary.update(_summary(doc, mode))
-            local["commands"].append(doc["command"])
+            summary.setdefault("asked", doc.get("asked", []))
+            local["commands"] += doc["commands"]
             print(f"model_eval: {name} {mode}: {time.perf_counter() - t:.0f} s", flush=True)
         local["sets"][name] = summary
     local["units"] = units(args.data, out, args.unit_limit)
@@ -290,8 +361,13 @@ def render(local: dict[str, Any], device: dict[str, Any]) -> str:
         "",
     ]
     for name, summary in local["sets"].items():
+        asked = summary.get("asked", [])
         lines += [
             f"### {name}: {summary['programs']} programs",
+            "",
+            f"{len(asked)} of them carry a warp-size hazard in native mode or fail to compile "
+            "there, so model and auto were run on them; on the others both are the native "
+            "rules' translation (copied).",
             "",
             "| measure | " + " | ".join(COLUMNS) + " |",
             "|---|" + "---|" * len(COLUMNS),

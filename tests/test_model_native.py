@@ -241,3 +241,76 @@ def test_plain_rules_and_cuda_mode_and_unverified_auto_are_unchanged(tmp_path: P
     in_cuda = translate_file(src, _opts(verify="none", settings=Settings(warp="cuda")))
     assert in_cuda.strategy == "rules"
     assert not any(d.rule == FALLBACK_RULE for d in in_cuda.diagnostics)
+
+
+def test_the_report_writer_fills_its_section_from_local_and_device_results(
+    tmp_path: Path,
+) -> None:
+    """bench/model_eval.py report: compile rates from local.json, wave64 agreement counted
+    from the device tar's cass bench rows, placed between the markers of the report."""
+    import json
+    import subprocess
+    import sys
+    import tarfile
+
+    local = {
+        "command": "python bench/model_eval.py translate",
+        "data": "build/model_data",
+        "commands": ["cass bench bench/programs --no-gpu --warp native --strategy rules"],
+        "sets": {
+            "bench": {
+                "programs": 2,
+                "asked": ["a"],
+                "model": {"compiled": [2, 2], "per_hazard": {"cass-ballot-width": [1, 1]}},
+                "rules": {"compiled": [1, 2], "per_hazard": {"cass-ballot-width": [0, 1]}},
+                "auto": {"compiled": [2, 2], "per_hazard": {}},
+                "cuda": {"compiled": [2, 2], "per_hazard": {}},
+            }
+        },
+        "units": {
+            "records": 1,
+            "flagged_refused": 0,
+            "groups": {"all": {"model": [1, 1], "rules": [0, 1]}},
+        },
+    }
+    out = tmp_path / "eval"
+    out.mkdir()
+    (out / "local.json").write_text(json.dumps(local))
+
+    def row(program: str, strategy: str, agreed: bool) -> dict[str, object]:
+        wave = {"executed": agreed, "run_note": ""}
+        return {
+            "program": program,
+            "strategy": strategy,
+            "hazards": ["cass-ballot-width"],
+            "wave64": wave,
+        }
+
+    device = tmp_path / "dev"
+    device.mkdir()
+    native = {"rows": [row("a", "model", True), row("a", "rules", False), row("b", "auto", True)]}
+    (device / "bench_native.json").write_text(json.dumps(native))
+    (device / "bench_cuda.json").write_text(json.dumps({"rows": [row("a", "rules", True)]}))
+    tar = tmp_path / "device.tar.gz"
+    with tarfile.open(tar, "w:gz") as archive:
+        archive.add(device, arcname=".")
+    report = tmp_path / "model.md"
+    report.write_text("# head\n\n<!-- model_eval:begin -->\nold\n<!-- model_eval:end -->\n\ntail\n")
+    script = Path(__file__).resolve().parents[1] / "bench" / "model_eval.py"
+    cmd = [sys.executable, str(script), "report", "--eval", str(out), "--device", str(tar)]
+    done = subprocess.run([*cmd, "--report", str(report)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    text = report.read_text()
+    assert text.startswith("# head\n") and text.endswith("\ntail\n") and "old" not in text
+    assert text.count("<!-- model_eval:begin -->") == 1
+    lines = text.splitlines()
+    compile_row = next(x for x in lines if x.startswith("| AMD compile rate"))
+    assert compile_row.split(" | ")[1:] == [
+        "100.0% (2/2)",
+        "50.0% (1/2)",
+        "100.0% (2/2)",
+        "100.0% (2/2) |",
+    ]
+    wave = next(x for x in lines if x.startswith("| wave64 agreement"))
+    assert wave.split(" | ")[1:] == ["100.0% (1/1)", "0.0% (0/1)", "100.0% (1/1)", "100.0% (1/1) |"]
+    assert "| all | 100.0% (1/1) | 0.0% (0/1) |" in text

@@ -54,7 +54,9 @@ if [ ! -f "$eval_dir/local.json" ]; then
   steps+=("no $eval_dir/local.json: run bench/model_eval.py translate first and carry $eval_dir")
   exit 1
 fi
-step install 200 python3 -m pip install --no-build-isolation --no-deps -q -e . || exit 1
+if [ -z "${MODEL_EVAL_SKIP_INSTALL:-}" ]; then  # set it where the checkout is installed
+  step install 200 python3 -m pip install --no-build-isolation --no-deps -q -e . || exit 1
+fi
 
 run_set() {  # run_set SET ROOT MODE STRATEGIES...
   local set=$1 root=$2 mode=$3
