@@ -152,6 +152,22 @@ def test_a_kernel_calling_a_fallen_back_helper_falls_back_with_it(tmp_path: Path
     assert not any("'main'" in m for m in notes.values())
 
 
+@needs_hipcc
+@pytest.mark.usefixtures("refuse_all")
+def test_a_fallback_in_a_local_header_takes_the_whole_unit_to_cuda_mode(tmp_path: Path) -> None:
+    helper = MIXED[MIXED.index(b"__device__") : MIXED.index(b"__global__ void block_sum")]
+    (tmp_path / "sum.cuh").write_bytes(b"#pragma once\n" + helper)
+    src = tmp_path / "main.cu"
+    src.write_bytes(b'#include "sum.cuh"\n' + MIXED[MIXED.index(b"__global__ void block_sum") :])
+    out = tmp_path / "out"
+    result = translate_file(src, _opts(include_dirs=(tmp_path,), mirror=((tmp_path, out),)))
+    assert result.strategy == "rules-cuda" and result.verified
+    model = next(a for a in result.attempts if a.strategy == "model")
+    assert model.reason == "a declaration fell back to --warp cuda in a file with local headers"
+    [header] = result.headers.values()
+    assert b"__cass_shfl_down_sync" in header
+
+
 # A ballot kept in 32 bits and counted with __popc: the model widens it.
 BALLOT = b"""\
 __global__ void count_hits(const float* x, int* hits, int n, float cut) {

@@ -151,8 +151,13 @@ def _candidate_unit(
     options: PipelineOptions,
 ) -> tuple[Candidate, dict[Path, bytes]]:
     candidate = strategy.translate(src, data, options.settings)
-    translated = {h: strategy.translate(h, d, options.settings).data for h, d in headers.items()}
-    return candidate, translated
+    done = {h: strategy.translate(h, d, options.settings) for h, d in headers.items()}
+    if done and any(c.fallbacks for c in (candidate, *done.values())):
+        # Links between declarations are followed within one file: a header's helper and
+        # the kernel calling it could end up in different warp modes.
+        msg = "a declaration fell back to --warp cuda in a file with local headers"
+        raise StrategyFailed(msg)
+    return candidate, {h: c.data for h, c in done.items()}
 
 
 def _run_level(src: Path, hip: bytes, unit: Unit, outcome: Outcome) -> tuple[Outcome, str]:
@@ -552,7 +557,7 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         reason = "the model changed no declaration; the rules' translation stands"
         turns.attempts.append(Attempt(strategy.name, "skipped", reason))
         return None
-    if turns.fallback is None or strategy.name == "rules":
+    if turns.fallback is None or strategy.name in ("rules", "rules-cuda"):
         turns.fallback = (strategy.name, candidate, headers)
     unit = Unit(
         src,

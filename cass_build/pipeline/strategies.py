@@ -43,6 +43,8 @@ class Candidate:
     stats: Stats = field(default_factory=Stats)
     same_as_rules: bool = False
     """The model changed nothing: in ``auto`` the rules' own candidate stands instead."""
+    fallbacks: int = 0
+    """``auto --warp native``'s model step: declarations now in ``--warp cuda`` form."""
     native_fallback: bool = False
     """``auto --warp native``'s rules step: the whole file in ``--warp cuda`` because the
     model's native translation was not used (the chain says why)."""
@@ -257,6 +259,7 @@ class ModelStrategy:
                 implicit_runtime(path, warp_include(mixed.data)),
                 mixed.diagnostics,
                 checked.stats,
+                fallbacks=mixed.fallbacks,
             )
         return Candidate(
             implicit_runtime(path, warp_include(text)),
