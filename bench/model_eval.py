@@ -301,6 +301,48 @@ def translate(args: argparse.Namespace) -> int:
     return 0
 
 
+def device(args: argparse.Namespace) -> int:
+    """On the GPU machine: the kept translations of one set, every column in one
+    ``cass bench`` run (the CUDA originals are built once), in wave64 mode."""
+    from cass_build.runcheck.bench import BenchConfig, run_bench
+
+    roots = {"bench": ROOT / "bench" / "programs", "heldout": args.eval / "programs" / "heldout"}
+    trans = args.eval / "trans" / args.set
+    combined = args.out / "trans" / args.set
+    combined.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = []
+    for mode, _, strategies in MODES:
+        report = args.eval / "reports" / f"{args.set}_{mode}.json"
+        found = json.loads(report.read_text())["rows"] if report.is_file() else []
+        for strategy in strategies:
+            column = _column(mode, strategy)
+            link = combined / column
+            if not link.exists() and (trans / mode / strategy).is_dir():
+                link.symlink_to((trans / mode / strategy).resolve(), target_is_directory=True)
+            rows += [{**r, "strategy": column} for r in found if r["strategy"] == strategy]
+    compile_report = args.out / f"{args.set}_compile.json"
+    compile_report.write_text(json.dumps({"rows": rows}) + "\n")
+    command = (
+        f"python bench/model_eval.py device --eval {args.eval} --set {args.set} --out {args.out}"
+    )
+    config = BenchConfig(
+        strategies=COLUMNS,
+        runs=1,
+        jobs=args.jobs,
+        out=args.out,
+        name=args.set,
+        command=command,
+        translations=combined,
+        compile_report=compile_report,
+        parallel_runs=args.parallel_runs,
+        waves=(64,),
+    )
+    doc = run_bench(roots[args.set], config)
+    for column, totals in doc["totals"].items():
+        print(f"model_eval device: {args.set} {column}: {totals}", flush=True)
+    return 0
+
+
 def _device_reports(tar: Path | None) -> dict[str, Any]:
     """The wave64 reports in the device tar, by name (``bench_native``, ...)."""
     if tar is None or not tar.is_file():
@@ -313,8 +355,8 @@ def _device_reports(tar: Path | None) -> dict[str, Any]:
                 doc = json.loads(path.read_text())
             except ValueError:
                 continue
-            if isinstance(doc, dict) and "rows" in doc:
-                found[path.stem.removesuffix("_w64")] = doc
+            if isinstance(doc, dict) and "rows" in doc and "totals" in doc:
+                found[path.stem] = doc  # a cass bench report (not the compile rows fed in)
             elif path.name == "summary.json":
                 found["_summary"] = doc
     return found
@@ -329,15 +371,11 @@ def _pct(pair: list[int] | None) -> str:
 def _wave64(device: dict[str, Any], name: str) -> dict[str, dict[str, list[int]]]:
     """{column: {group: [agreed, ran]}} from the device's report of one set."""
     result: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for mode, _, _ in MODES:
-        doc = device.get(f"{name}_{mode}")
-        if doc is None:
-            continue
-        for row in doc["rows"]:
-            w = row.get("wave64")
-            if not w:
-                continue
-            column = _column(mode, row["strategy"])
+    doc = device.get(name)  # one report per set, one strategy per column
+    for row in doc["rows"] if doc else []:
+        w = row.get("wave64")
+        if w:
+            column = row["strategy"]
             for group in ["all", *(f"hazard: {h}" for h in row.get("hazards") or [])]:
                 result[column][group][0] += bool(w.get("executed"))
                 result[column][group][1] += 1
@@ -454,12 +492,19 @@ def main() -> int:
     t.add_argument("--heldout-programs", type=int, default=60)
     t.add_argument("--unit-limit", type=int, default=100000)
     t.add_argument("--jobs", type=int, default=2)
+    d = sub.add_parser("device", help="on the GPU machine: run one set's kept translations")
+    d.add_argument("--eval", type=Path, default=ROOT / "build" / "model_eval")
+    d.add_argument("--set", choices=("bench", "heldout"), required=True)
+    d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--jobs", type=int, default=16)
+    d.add_argument("--parallel-runs", type=int, default=8)
     r = sub.add_parser("report", help="write bench/reports/model.md's evaluation sections")
     r.add_argument("--eval", type=Path, default=ROOT / "build" / "model_eval")
     r.add_argument("--device", type=Path, default=None, help="the device script's tar")
     r.add_argument("--report", type=Path, default=ROOT / "bench" / "reports" / "model.md")
     args = ap.parse_args()
-    return translate(args) if args.command == "translate" else report(args)
+    run = {"translate": translate, "device": device, "report": report}[args.command]
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -304,9 +304,10 @@ def test_the_report_writer_fills_its_section_from_local_and_device_results(
 
     device = tmp_path / "dev"
     device.mkdir()
-    native = {"rows": [row("a", "model", True), row("a", "rules", False), row("b", "auto", True)]}
-    (device / "bench_native.json").write_text(json.dumps(native))
-    (device / "bench_cuda.json").write_text(json.dumps({"rows": [row("a", "rules", True)]}))
+    rows = [row("a", "model", True), row("a", "rules", False), row("b", "auto", True)]
+    report_doc = {"totals": {}, "rows": [*rows, row("a", "cuda", True)]}
+    (device / "bench.json").write_text(json.dumps(report_doc))  # model_eval.py device's
+    (device / "bench_compile.json").write_text(json.dumps({"rows": rows}))  # its input
     tar = tmp_path / "device.tar.gz"
     with tarfile.open(tar, "w:gz") as archive:
         archive.add(device, arcname=".")

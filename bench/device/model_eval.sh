@@ -11,8 +11,9 @@
 # (no network, no hipcc). The whole run is held under 9 minutes: each step gets at most
 # what is left of that budget, and a step that fails or times out is recorded and the
 # script goes on. Writes ONE file, OUT_DIR/model_eval_device.tar.gz, holding
-# {bench,heldout}_{native,cuda}.{json,md} (cass bench reports), their logs and
-# summary.json (each step's command, exit status and seconds). Feed it to
+# {bench,heldout}.{json,md} (cass bench reports: model, rules and auto in --warp native
+# and the cuda reference as four strategies), the steps' logs and summary.json (each
+# step's command, exit status and seconds). Feed it to
 # `python bench/model_eval.py report --device OUT_DIR/model_eval_device.tar.gz`.
 set -u
 out=$(realpath -m "${1:?usage: bash bench/device/model_eval.sh OUT_DIR}")
@@ -58,21 +59,11 @@ if [ -z "${MODEL_EVAL_SKIP_INSTALL:-}" ]; then  # set it where the checkout is i
   step install 200 python3 -m pip install --no-build-isolation --no-deps -q -e . || exit 1
 fi
 
-run_set() {  # run_set SET ROOT MODE STRATEGIES...
-  local set=$1 root=$2 mode=$3
-  shift 3
-  local args=()
-  for s in "$@"; do args+=(--strategy "$s"); done
-  [ -d "$eval_dir/trans/$set/$mode" ] || { steps+=("$set-$mode: no translations"); return; }
-  step "${set}_$mode" 240 \
-    python3 -m cass_build bench "$root" --translations "$eval_dir/trans/$set/$mode" \
-      --compile-report "$eval_dir/reports/${set}_$mode.json" "${args[@]}" \
-      --warp "$mode" --wave 64 --runs 1 -j 16 --parallel-runs 8 \
-      --out "$work" --name "${set}_$mode"
+run_set() {  # run_set SET: every column of one set in one cass bench run (wave64)
+  local set=$1
+  [ -d "$eval_dir/trans/$set" ] || { steps+=("$set: no translations"); return; }
+  step "$set" "$2" python3 bench/model_eval.py device --eval "$eval_dir" --set "$set" --out "$work"
 }
 
-# The native strategies first: they are what the evaluation is about.
-run_set bench bench/programs native model rules auto
-run_set heldout "$eval_dir/programs/heldout" native model rules auto
-run_set bench bench/programs cuda rules
-run_set heldout "$eval_dir/programs/heldout" cuda rules
+run_set bench 240
+run_set heldout 300
