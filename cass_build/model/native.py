@@ -164,8 +164,8 @@ def mix(
         last = data.count(b"\n", 0, seg.end) + 1
         if not one.why and any(one.line <= n <= last for n in host_lines):
             one.why = "host code sizes a launch for 32-lane warps [cass-host-warp-count]"
-        still = constants - declared
-        if not one.why and still & set(_words(one.text)):
+        still = (constants - declared) & set(_words(one.text))
+        if not one.why and still:
             names = ", ".join(sorted(n.decode("utf-8", "replace") for n in still))
             one.why = f"uses {names}, which fixes the warp at 32 lanes"
         decls.append(one)
