@@ -190,13 +190,23 @@ def _files(out: Path, program_set: str, program: str) -> dict[str, bytes]:
     return texts
 
 
+def _source(program: Path) -> bytes:
+    """A held-out program's CUDA sources, concatenated (b"" when it is not there)."""
+    if not program.is_dir():
+        return b""
+    return b"".join(
+        f.read_bytes() for f in sorted(program.iterdir()) if f.suffix in (".cu", ".cuh", ".h")
+    )
+
+
 def units(data: Path, out: Path, limit: int) -> dict[str, Any]:
     """Exact match of every held-out unit against its verified target.
 
     In isolation (each declaration translated alone, as the model sees it): rules-only is
     the native rules' translation, model-only the model's output where the rules flag a
     hazard (its per-unit guards applied), auto the model's output where those guards
-    accept it, else the unit's ``--warp cuda`` translation, and cuda that translation.
+    accept it, else (flagged) the unit's ``--warp cuda`` translation or (not flagged) the
+    native rules', and cuda the cuda-mode translation.
     In the file: for the units of the held-out programs translated above, whether the
     target appears verbatim in the file each strategy wrote (so file-level guards, the
     fallback and verification count).
@@ -222,15 +232,20 @@ def units(data: Path, out: Path, limit: int) -> dict[str, Any]:
         model_out = runner.translate_unit(cu, ruled.data, UnitStats()) if flagged else None
         refused += flagged and model_out is None
         cuda_out = rules(cu, "unit.cu", cuda).data
+        # auto, per unit: the model's text where accepted; a flagged unit it did not fix
+        # falls back to its cuda-mode text; an unflagged one is the native rules'.
+        auto = model_out if model_out is not None else cuda_out if flagged else ruled.data
         scores = {
             "rules": ruled.data == want,
             "model": (model_out if model_out is not None else ruled.data) == want,
-            "auto": (model_out if model_out is not None else cuda_out) == want,
+            "auto": auto == want,
             "cuda": cuda_out == want,
         }
         program = str(rec.get("file", ""))
         in_file: dict[str, bool] = {}
-        if program and (heldout / program).is_dir():
+        # Only units of the program's own source count in the file (the agnostic forms
+        # the synthesizer wrote beside a naive program belong to no file).
+        if program and rec["cuda"].encode("latin-1") in _source(heldout / program):
             texts = file_cache.setdefault(program, _files(out, "heldout", program))
             in_file = {f"{c} (in file)": want in t for c, t in texts.items()}
         package = str(rec.get("package") or "synth")  # builds before `package` are synth only
@@ -271,6 +286,12 @@ def _summary(doc: dict[str, Any], mode: str) -> dict[str, Any]:
 
 def translate(args: argparse.Namespace) -> int:
     out: Path = args.out
+    if args.units_only:  # score the units again against the files already written
+        local = json.loads((out / "local.json").read_text())
+        local["units"] = units(args.data, out, args.unit_limit)
+        (out / "local.json").write_text(json.dumps(local, indent=2) + "\n")
+        print(render(local, {}))
+        return 0
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("trans", "reports"):
         shutil.rmtree(out / stale, ignore_errors=True)
@@ -442,8 +463,10 @@ def render(local: dict[str, Any], device: dict[str, Any]) -> str:
             f"### Exact match on held-out units ({u['records']} units of `DATA/test.jsonl.gz`)",
             "",
             "In isolation: each declaration alone (auto: the model where its per-unit guards "
-            "accept it, else the unit's `--warp cuda` translation). In the file: the target "
-            "appears verbatim in the file that strategy wrote for a held-out program above. "
+            "accept it, else a flagged unit's `--warp cuda` translation, an unflagged one's "
+            "native rules translation). In the file: the units of the held-out programs "
+            "above (those in the program's source), exact where the target appears verbatim "
+            "in the file that strategy wrote. "
             f"{u['flagged_refused']} flagged units were refused by the per-unit guards.",
             "",
             "| group | "
@@ -463,7 +486,15 @@ def render(local: dict[str, Any], device: dict[str, Any]) -> str:
             lines.append(f"| {key} | " + " | ".join(cells) + " |")
         lines.append("")
     if "_summary" in device:
-        lines += ["Device run:", "", "```", *device["_summary"].get("steps", []), "```", ""]
+        lines += [
+            "Device run (`bash bench/device/model_eval.sh OUT` on the H200, carrying "
+            "`build/model_eval`), its steps:",
+            "",
+            "```",
+            *device["_summary"].get("steps", []),
+            "```",
+            "",
+        ]
     lines.append(END)
     return "\n".join(lines) + "\n"
 
@@ -492,6 +523,7 @@ def main() -> int:
     t.add_argument("--heldout-programs", type=int, default=60)
     t.add_argument("--unit-limit", type=int, default=100000)
     t.add_argument("--jobs", type=int, default=2)
+    t.add_argument("--units-only", action="store_true", help="rescore the units only")
     d = sub.add_parser("device", help="on the GPU machine: run one set's kept translations")
     d.add_argument("--eval", type=Path, default=ROOT / "build" / "model_eval")
     d.add_argument("--set", choices=("bench", "heldout"), required=True)

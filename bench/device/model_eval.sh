@@ -45,7 +45,7 @@ finish() {
 import json, sys
 json.dump({"steps": sys.argv[2:]}, open(sys.argv[1], "w"), indent=2)
 EOF
-  tar -czf "$out/model_eval_device.tar.gz" -C "$work" .
+  tar -czf "$out/model_eval_device.tar.gz" -C "$work" --exclude=./trans .  # trans: links
   printf '%s\n' "${steps[@]}"
   rm -rf "$work"
 }
