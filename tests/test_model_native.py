@@ -331,3 +331,50 @@ def test_the_report_writer_fills_its_section_from_local_and_device_results(
     wave = next(x for x in lines if x.startswith("| wave64 agreement"))
     assert wave.split(" | ")[1:] == ["100.0% (1/1)", "0.0% (0/1)", "100.0% (1/1)", "100.0% (1/1) |"]
     assert "| all | 100.0% (1/1) | 0.0% (0/1) |" in text
+
+
+# One warp per row; the host computes `threads / 32` rows per block (cass-host-warp-count).
+HOST_SIZED = b"""\
+__global__ void row_sums(const int* a, int* out, int rows, int cols) {
+  int lane = threadIdx.x % 32;
+  int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= rows) return;
+  int v = 0;
+  for (int c = lane; c < cols; c += 32) v += a[row * cols + c];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  if (lane == 0) out[row] = v;
+}
+
+int main() {
+  const int rows = 100, cols = 64, threads = 128;
+  int *a, *out;
+  cudaMalloc(&a, rows * cols * sizeof(int));
+  cudaMalloc(&out, rows * sizeof(int));
+  const int per_block = threads / 32;
+  row_sums<<<(rows + per_block - 1) / per_block, threads>>>(a, out, rows, cols);
+  return 0;
+}
+"""
+
+
+def test_host_code_sizing_for_32_lanes_takes_its_kernels_to_cuda_mode() -> None:
+    """Even a kernel the model made agnostic goes back to cuda mode when the host that
+    launches it sizes the grid for 32-lane warps: there, the kernel's warp is 32 lanes."""
+    from cass_build.model import Decision
+    from cass_build.model.native import mix
+
+    native = rules_translate(HOST_SIZED, "rows.cu", NATIVE)
+    assert any(d.rule == "cass-host-warp-count" for d in native.diagnostics)
+    kernel_end = HOST_SIZED.index(b"\nint main")
+    draft = rules_translate(HOST_SIZED[:kernel_end], "rows.cu", NATIVE).data
+    agnostic = draft.replace(b"% 32", b"% warpSize").replace(b"/ 32", b"/ warpSize")
+    assert agnostic != draft
+    # What an accepted rewrite looks like to mix(): the kernel's agnostic text.
+    mixed = mix(HOST_SIZED, "rows.cu", NATIVE, native, [Decision(0, kernel_end, draft, agnostic)])
+    cuda = rules_translate(HOST_SIZED, "rows.cu", Settings(warp="cuda"))
+    assert mixed.whole_file and mixed.data == cuda.data
+    notes = _fallbacks(mixed.diagnostics)
+    assert "host code sizes a launch for 32-lane warps" in notes[11]  # main
+    assert notes[1] == (
+        "'row_sums' falls back to its --warp cuda translation: linked to 'main', which falls back"
+    )

@@ -228,8 +228,9 @@ def _spread(decls: list[_Decl]) -> None:
 
 def _noted(decl: _Decl) -> bool:
     """Whether a fallen-back declaration gets a warning: one whose text the mode changes,
-    or that went to the model; a constant or a plain helper reads the same either way."""
-    return decl.flagged or decl.native != decl.cuda
+    that went to the model, or that is a reason of its own (host code sizing launches);
+    a constant or a plain helper pulled in reads the same either way."""
+    return decl.flagged or decl.native != decl.cuda or not decl.why.startswith("linked to")
 
 
 def _fallback_note(path: str, decl: _Decl, why: str) -> Diagnostic:
