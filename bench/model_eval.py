@@ -546,7 +546,7 @@ def main() -> int:
     t = sub.add_parser("translate", help="translate, compile and score here (hipcc)")
     t.add_argument("--data", type=Path, default=ROOT / "build" / "model_data")
     t.add_argument("--out", type=Path, default=ROOT / "build" / "model_eval")
-    t.add_argument("--heldout-programs", type=int, default=60)
+    t.add_argument("--heldout-programs", type=int, default=40)
     t.add_argument("--unit-limit", type=int, default=100000)
     t.add_argument("--jobs", type=int, default=2)
     t.add_argument("--units-only", action="store_true", help="rescore the units only")
