@@ -30,7 +30,7 @@ from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
 from .failures import missing_header
 from .includes import local_dirs, local_includes
-from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
+from .strategies import NATIVE_HAZARDS, Candidate, Strategy, StrategyFailed, parse_chain
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
 from .verify import LEVELS, Evidence, Outcome, Unit, verify
 
@@ -552,9 +552,11 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         else:
             turns.blamed = True
         return None
-    if job.auto and candidate.same_as_rules:
+    if job.auto and candidate.same_as_rules and _seen(strategy, turns):
         # Nothing of the model's is in it: verify it once, as the rules' translation.
         reason = "the model changed no declaration; the rules' translation stands"
+        if strategy.name != "model":
+            reason = "the same text as the native rules' translation, which failed its check"
         turns.attempts.append(Attempt(strategy.name, "skipped", reason))
         return None
     if turns.fallback is None or strategy.name in ("rules", "rules-cuda"):
@@ -611,6 +613,18 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         headers=_header_outputs(headers, opts),
         object_data=outcome.object_data,
         seconds=time.perf_counter() - job.start,
+    )
+
+
+def _seen(strategy: Strategy, turns: _Turns) -> bool:
+    """Whether a candidate the same as the rules' text needs no check of its own: the
+    model's (the rules come next), or rules-cuda's once the native rules' text was
+    checked and failed (not merely refused for its hazards)."""
+    if strategy.name == "model":
+        return True
+    return any(
+        a.strategy == "rules" and a.status == "failed" and a.reason != NATIVE_HAZARDS
+        for a in turns.attempts
     )
 
 

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["Candidate", "Strategy", "StrategyFailed", "parse_chain"]
 
 NAMES = ("model", "rules", "hipify-perl", "hipify-clang")
+#: Why ``auto --warp native``'s rules step refuses a native translation (not checked).
+NATIVE_HAZARDS = "the native translation keeps warp-size hazards: --warp cuda is next"
 _TOOL_TIMEOUT = 300.0
 
 
@@ -110,8 +112,7 @@ class RulesStrategy:
             from ..model.native import has_hazards
 
             if has_hazards(result):
-                msg = "the native translation keeps warp-size hazards: --warp cuda is next"
-                raise StrategyFailed(msg)
+                raise StrategyFailed(NATIVE_HAZARDS)
         return Candidate(
             implicit_runtime(path, warp_include(result.data)),
             tuple(result.diagnostics),
@@ -143,10 +144,14 @@ class CudaRulesStrategy:
 
         mixed = fallback_file(data, str(path), settings, "the native translations were not used")
         stats = translate_bytes(data, str(path), settings.replace(warp="cuda")).stats
+        # A file without warp code reads the same in both modes: once the native text
+        # failed its check, checking it again is pointless (the chain skips it then).
+        same = mixed.data == translate_bytes(data, str(path), settings).data
         return Candidate(
             implicit_runtime(path, warp_include(mixed.data)),
             mixed.diagnostics,
             stats,
+            same_as_rules=same,
             native_fallback=True,
         )
 
