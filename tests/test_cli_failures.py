@@ -315,12 +315,13 @@ def test_auto_falls_back_to_rules_saying_why(tmp_path: Path, cache_dir: Path) ->
         "--report", "r.json", cwd=tmp_path, env={"CASS_MODEL_DIR": str(model)},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    # --warp native: the native rules keep the hazard, so the --warp cuda file stands in.
     assert (
-        f"a.cu: warning: the rules translation is used: the model could not run (model: "
+        f"a.cu: warning: the rules-cuda translation is used: the model could not run (model: "
         f"{model}/config.json: missing key 'max_len') [cass-model-fallback]"
     ) in lines(proc.stderr)
     [entry] = json.loads((tmp_path / "r.json").read_text())["files"]
-    assert entry["strategy"] == "rules" and entry["level"] == "syntax"
+    assert entry["strategy"] == "rules-cuda" and entry["level"] == "syntax"
     assert entry["attempts"][0]["strategy"] == "model"
     assert entry["attempts"][0]["status"] == "failed"
     assert "hipMalloc" in (tmp_path / "a.hip").read_text()

@@ -44,8 +44,10 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 __all__ = [
+    "Decision",
     "ModelError",
     "Runner",
+    "Trace",
     "UnitStats",
     "hazard_rules",
     "load",
@@ -112,6 +114,31 @@ class UnitStats:
     gave_up: int = 0
     units: int = 0
     fallbacks: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What became of one flagged declaration: the model's text, or why the rules' stays."""
+
+    start: int
+    """Byte offsets of the declaration in the source."""
+    end: int
+    draft: bytes
+    """The rules' translation of the declaration alone."""
+    translated: bytes | None
+    """The model's accepted translation, None when it was refused or changed nothing."""
+    reason: str = ""
+    """Why the model's translation was refused ("" when it was accepted)."""
+
+
+@dataclass
+class Trace:
+    """Per declaration and per file, what ``translate_bytes`` decided (``--warp native``'s
+    ``auto`` falls back per declaration from it)."""
+
+    units: list[Decision] = field(default_factory=list)
+    file_reason: str = ""
+    """Why a file-level guard refused all of the model's changes ("" when none did)."""
 
 
 class _Config:
@@ -398,6 +425,7 @@ def translate_bytes(
     stats: UnitStats | None = None,
     every_unit: bool = False,
     ruled: RuleResult | None = None,
+    trace: Trace | None = None,
 ) -> bytes:
     """Translate a whole source: the rules' text, with the model's version of each
     declaration where the rules left a warp-size hazard warning.
@@ -406,7 +434,7 @@ def translate_bytes(
     correct declaration into a wrong one, and a declaration with no hazard has
     nothing for it to fix. ``every_unit`` sends every declaration to the model (the
     held-out measurements use it); ``ruled`` is the file's rules translation when the
-    caller already has it.
+    caller already has it. ``trace`` collects each flagged declaration's decision.
     """
     from ..rules import translate_bytes as rules
     from .units import split_units
@@ -420,6 +448,7 @@ def translate_bytes(
     whole = ruled.data
     changes: list[tuple[bytes, bytes]] = []
     changed_lines: list[tuple[int, int]] = []  # the CUDA lines of each changed declaration
+    decisions: list[Decision] = []
     kept_hazard = False  # a flagged declaration the model left as the rules had it
     for seg in split_units(data):
         piece = data[seg.start : seg.end]
@@ -436,13 +465,19 @@ def translate_bytes(
             # Loaded at the first declaration that needs it: most files have none, and
             # a build runs one process per file.
             runner = load()
+        before = len(stats.fallbacks)
         translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
         if translated is not None and translated != draft:
             changes.append((draft, translated))
             first = data.count(b"\n", 0, seg.start) + 1
             changed_lines.append((first, first + piece.count(b"\n")))
+            decisions.append(Decision(seg.start, seg.end, draft, translated))
         else:
             kept_hazard = True
+            why = "; ".join(stats.fallbacks[before:]) or "the model proposed no change"
+            decisions.append(Decision(seg.start, seg.end, draft, None, why))
+    if trace is not None:
+        trace.units = decisions
     if not changes or every_unit:
         return _splice(whole, changes, stats)
     # The file-level guards (guards.py; each one's held-out case is in docs/model.md).
@@ -450,8 +485,10 @@ def translate_bytes(
     if why:
         stats.fallbacks.append(why)
         kept_hazard = True
+        _refuse(decisions, changes, why)
     if why := partial_fix(changes, kept_hazard):
         stats.fallbacks.append(why)
+        _refuse_file(trace, why)
         return whole
     spliced = _splice(whole, changes, stats)
     if not changes:
@@ -460,8 +497,21 @@ def translate_bytes(
     for guard in (warp_constant_left, host_sizing_left):
         if why := guard(view):
             stats.fallbacks.append(why)
+            _refuse_file(trace, why)
             return ruled.data
     return spliced
+
+
+def _refuse(decisions: list[Decision], kept: Sequence[tuple[bytes, bytes]], why: str) -> None:
+    """Mark the accepted decisions whose change is no longer in ``kept`` as refused."""
+    for i, d in enumerate(decisions):
+        if d.translated is not None and (d.draft, d.translated) not in kept:
+            decisions[i] = Decision(d.start, d.end, d.draft, None, why)
+
+
+def _refuse_file(trace: Trace | None, why: str) -> None:
+    if trace is not None:
+        trace.file_reason = why
 
 
 def _splice(

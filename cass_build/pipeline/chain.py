@@ -30,7 +30,7 @@ from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
 from .failures import missing_header
 from .includes import local_dirs, local_includes
-from .strategies import Candidate, Strategy, StrategyFailed, parse_chain
+from .strategies import NATIVE_HAZARDS, Candidate, Strategy, StrategyFailed, parse_chain
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
 from .verify import LEVELS, Evidence, Outcome, Unit, verify
 
@@ -149,8 +149,13 @@ def _candidate_unit(
     options: PipelineOptions,
 ) -> tuple[Candidate, dict[Path, bytes]]:
     candidate = strategy.translate(src, data, options.settings)
-    translated = {h: strategy.translate(h, d, options.settings).data for h, d in headers.items()}
-    return candidate, translated
+    done = {h: strategy.translate(h, d, options.settings) for h, d in headers.items()}
+    if done and any(c.fallbacks for c in (candidate, *done.values())):
+        # Links between declarations are followed within one file: a header's helper and
+        # the kernel calling it could end up in different warp modes.
+        msg = "a declaration fell back to --warp cuda in a file with local headers"
+        raise StrategyFailed(msg)
+    return candidate, {h: c.data for h, c in done.items()}
 
 
 def _run_level(src: Path, hip: bytes, unit: Unit, outcome: Outcome) -> tuple[Outcome, str]:
@@ -397,6 +402,10 @@ def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
     if level != "none" or opts.want_object:  # the device-library scan costs per file
         archs = opts.archs or default_archs()
         archs = tuple(a for arch in archs for a in parse_archs(arch))
+    if auto and level == "none":
+        # Unverified, auto means the rules as they are (the tree batch's path too): the
+        # native fallback to --warp cuda is part of auto's verify-then-fall-back.
+        chain = [_plain(s) for s in chain if s.name != "rules-cuda"]
     if level != "none" and not archs:
         msg = f"{src}: no AMD architecture to verify for"
         raise UsageError(msg, hint="pass --offload-arch gfx90a or set CASS_ARCHS")
@@ -416,6 +425,12 @@ def _plan(path: str | Path, opts: PipelineOptions, start: float) -> _Job:
         src, data, deps, mirrored, opts, chain, auto, level, archs, toolchain, depends,
         downgrade, start, local, tuple(check_only),
     )  # fmt: skip
+
+
+def _plain(strategy: Strategy) -> Strategy:
+    from .strategies import RulesStrategy
+
+    return RulesStrategy() if isinstance(strategy, RulesStrategy) else strategy
 
 
 def translate_file(path: str | Path, options: PipelineOptions | None = None) -> Result:
@@ -514,6 +529,9 @@ def _check(job: _Job, unit: Unit, data: bytes) -> tuple[Outcome, str]:
 def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
     """One strategy's turn: its Result when its candidate passes, else None (recorded)."""
     src, opts = job.src, job.opts
+    skip_for = getattr(strategy, "skip_for", None)  # a step that only some settings need
+    if skip_for is not None and skip_for(opts.settings) is not None:
+        return None
     reason = _skip_reason(job, strategy)
     if reason is not None:
         turns.attempts.append(Attempt(strategy.name, "skipped" if job.auto else "failed", reason))
@@ -531,12 +549,14 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         else:
             turns.blamed = True
         return None
-    if job.auto and candidate.same_as_rules:
+    if job.auto and candidate.same_as_rules and _seen(strategy, turns):
         # Nothing of the model's is in it: verify it once, as the rules' translation.
         reason = "the model changed no declaration; the rules' translation stands"
+        if strategy.name != "model":
+            reason = "the same text as the native rules' translation, which failed its check"
         turns.attempts.append(Attempt(strategy.name, "skipped", reason))
         return None
-    if turns.fallback is None or strategy.name == "rules":
+    if turns.fallback is None or strategy.name in ("rules", "rules-cuda"):
         turns.fallback = (strategy.name, candidate, headers)
     unit = Unit(
         src,
@@ -570,6 +590,8 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
     warn = [w for w in (job.downgrade, note) if w]
     turns.extra += [rule("unverified").at(str(src), 0, 0, w) for w in warn]
     turns.extra += _check_only_notes(job, headers)
+    if candidate.native_fallback:
+        turns.extra.append(_native_fallback_note(src, turns.attempts))
     if job.auto and turns.tools:  # e.g. a broken model: say why the rules stand in for it
         why = "; ".join(f"{t.tool}: {t.what}" for t in turns.tools)
         message = f"the {strategy.name} translation is used: the model could not run ({why})"
@@ -589,6 +611,34 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
         object_data=outcome.object_data,
         seconds=time.perf_counter() - job.start,
     )
+
+
+def _seen(strategy: Strategy, turns: _Turns) -> bool:
+    """Whether a candidate the same as the rules' text needs no check of its own: the
+    model's (the rules come next), or rules-cuda's once the native rules' text was
+    checked and failed (not merely refused for its hazards)."""
+    if strategy.name == "model":
+        return True
+    return any(
+        a.strategy == "rules" and a.status == "failed" and a.reason != NATIVE_HAZARDS
+        for a in turns.attempts
+    )
+
+
+def _native_fallback_note(src: Path, attempts: list[Attempt]) -> Diagnostic:
+    """Why ``auto --warp native`` took the whole file's ``--warp cuda`` translation."""
+    whys = []
+    for a in attempts:
+        if a.strategy not in ("model", "rules"):
+            continue
+        if a.status == "failed":
+            first = a.messages[0] if a.messages else a.reason
+            whys.append(f"{a.strategy}: {first}")
+        elif a.status == "skipped":
+            whys.append(f"{a.strategy}: {a.reason}")
+    why = "; ".join(whys) or "no native translation was tried"
+    message = f"the file falls back to its --warp cuda translation ({why})"
+    return rule("model-fallback").at(str(src), 0, 0, message)
 
 
 def _check_only_notes(job: _Job, translated: dict[Path, bytes]) -> list[Diagnostic]:

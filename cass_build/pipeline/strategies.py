@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["Candidate", "Strategy", "StrategyFailed", "parse_chain"]
 
 NAMES = ("model", "rules", "hipify-perl", "hipify-clang")
+#: Why ``auto --warp native``'s rules step refuses a native translation (not checked).
+NATIVE_HAZARDS = "the native translation keeps warp-size hazards: --warp cuda is next"
 _TOOL_TIMEOUT = 300.0
 
 
@@ -43,6 +45,11 @@ class Candidate:
     stats: Stats = field(default_factory=Stats)
     same_as_rules: bool = False
     """The model changed nothing: in ``auto`` the rules' own candidate stands instead."""
+    fallbacks: int = 0
+    """``auto --warp native``'s model step: declarations now in ``--warp cuda`` form."""
+    native_fallback: bool = False
+    """``auto --warp native``'s rules step: the whole file in ``--warp cuda`` because the
+    model's native translation was not used (the chain says why)."""
 
 
 class StrategyFailed(Exception):
@@ -81,22 +88,71 @@ def _rules_fingerprint() -> str:
 
 
 class RulesStrategy:
+    """The rule tables. In ``auto`` (``fallback``) with ``--warp native``, a native
+    translation that keeps a warp-size hazard is refused: the model came first and did
+    not fix it, and broken native code is never the fallback; ``CudaRulesStrategy``
+    comes next (docs/model.md)."""
+
     name = "rules"
+
+    def __init__(self, *, fallback: bool = False) -> None:
+        self.fallback = fallback
 
     def unavailable(self) -> str | None:
         return None
 
     def fingerprint(self) -> str:
-        return _rules_fingerprint()
+        return _rules_fingerprint() + (":fallback" if self.fallback else "")
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from ..rules import translate_bytes, warp_include
 
         result = translate_bytes(data, str(path), settings)
+        if self.fallback and settings.warp == "native":
+            from ..model.native import has_hazards
+
+            if has_hazards(result):
+                raise StrategyFailed(NATIVE_HAZARDS)
         return Candidate(
             implicit_runtime(path, warp_include(result.data)),
             tuple(result.diagnostics),
             result.stats,
+        )
+
+
+class CudaRulesStrategy:
+    """``auto --warp native``'s last rules step: the whole file in ``--warp cuda``, where
+    32-lane logical warps keep CUDA code right as written. It runs only when the model's
+    and the native rules' translations were refused or failed their check, so ``auto``
+    is never worse than ``--warp cuda``; in ``--warp cuda`` it has nothing to add."""
+
+    name = "rules-cuda"
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def skip_for(self, settings: Settings) -> str | None:
+        """Why the chain passes over it silently under ``settings`` (None: it runs)."""
+        return None if settings.warp == "native" else "the rules already ran in --warp cuda"
+
+    def fingerprint(self) -> str:
+        return _rules_fingerprint() + ":cuda"
+
+    def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        from ..model.native import fallback_file
+        from ..rules import translate_bytes, warp_include
+
+        mixed = fallback_file(data, str(path), settings, "the native translations were not used")
+        stats = translate_bytes(data, str(path), settings.replace(warp="cuda")).stats
+        # A file without warp code reads the same in both modes: once the native text
+        # failed its check, checking it again is pointless (the chain skips it then).
+        same = mixed.data == translate_bytes(data, str(path), settings).data
+        return Candidate(
+            implicit_runtime(path, warp_include(mixed.data)),
+            mixed.diagnostics,
+            stats,
+            same_as_rules=same,
+            native_fallback=True,
         )
 
 
@@ -166,6 +222,10 @@ class ModelStrategy:
 
     name = "model"
 
+    def __init__(self, *, fallback: bool = False) -> None:
+        # auto --warp native: the declarations the model does not fix go to --warp cuda.
+        self.fallback = fallback
+
     def unavailable(self) -> str | None:
         from ..model import FILES, model_dir
 
@@ -177,24 +237,35 @@ class ModelStrategy:
     def fingerprint(self) -> str:
         from ..model import model_dir
 
-        return _model_fingerprint(model_dir())
+        return _model_fingerprint(model_dir()) + (":fallback" if self.fallback else "")
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
         from ..errors import CassError
-        from ..model import translate_bytes
+        from ..model import Trace, translate_bytes
         from ..rules import translate_bytes as rules
         from ..rules import warp_include
 
         # The rules' translation is the model's base text, and its diagnostics still
         # describe the source (hazards, unsupported APIs): computed once for both.
         checked = rules(data, str(path), settings)
+        trace = Trace()
         try:
-            text = translate_bytes(data, str(path), settings, ruled=checked)
+            text = translate_bytes(data, str(path), settings, ruled=checked, trace=trace)
         except CassError as exc:  # a missing, damaged or misconfigured model
             from ..model import model_dir
 
             command = f"onnxruntime on {model_dir()}"
             raise StrategyFailed(str(exc), tool="model", command=command) from None
+        if self.fallback and settings.warp == "native" and trace.units:
+            from ..model.native import mix
+
+            mixed = mix(data, str(path), settings, checked, trace.units)
+            return Candidate(
+                implicit_runtime(path, warp_include(mixed.data)),
+                mixed.diagnostics,
+                checked.stats,
+                fallbacks=mixed.fallbacks,
+            )
         return Candidate(
             implicit_runtime(path, warp_include(text)),
             tuple(checked.diagnostics),
@@ -286,7 +357,8 @@ def parse_chain(spec: str) -> tuple[list[Strategy], bool]:
     for part in parts:
         if part == "auto":
             auto = True
-            chain += [_one(n) for n in NAMES]
+            chain += [ModelStrategy(fallback=True), RulesStrategy(fallback=True)]
+            chain += [CudaRulesStrategy(), *(_one(n) for n in NAMES[2:])]
         else:
             chain.append(_one(part))
     return chain, auto
