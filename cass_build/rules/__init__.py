@@ -226,28 +226,36 @@ def family_counts(counts: list[tuple[int, int, int]]) -> dict[str, FamilyCount]:
 
 
 # --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
-# which includes that one) and an #include of either header already there.
-_WARP_NAME = re.compile(rb"\b__cass_(cg\b)?")
-_WARP_INCLUDE = re.compile(
-    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
+# which includes that one), the fp16 operations older HIP lacks (<cass/fp16.h>), and an
+# #include of any of those headers already there.
+_WARP_NAME = re.compile(rb"\b__cass_(?!fp16_)(cg\b)?")
+_FP16_NAME = re.compile(rb"\b__cass_fp16_")
+_CASS_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups|fp16)\.h[>"]', re.M
 )
 
 
 def warp_include(hip: bytes) -> bytes:
-    """Include the logical-warp header a ``--warp cuda`` translation calls into.
+    """Include the CASS headers a translation calls into: the logical-warp header of
+    ``--warp cuda`` names, <cass/fp16.h> for its ``__cass_fp16_`` operations.
 
-    The core keeps every line where it was, so the include comes here, first in the
+    The core keeps every line where it was, so the includes come here, first in the
     file (before any use) and followed by ``#line 1``, as the runtime's is. Output
-    that names no ``__cass_`` operation, or includes the header itself, is unchanged.
+    that names no ``__cass_`` operation, or includes the headers itself, is unchanged.
     """
     if b"__cass_" not in hip:
         return hip
+    included = {m.group(1) for m in _CASS_INCLUDE.finditer(hip)}
+    headers: list[bytes] = []
     names = {m.group(1) is not None for m in _WARP_NAME.finditer(hip)}
-    if not names:
+    if names:
+        header = b"cooperative_groups" if True in names else b"warp"
+        if b"cooperative_groups" not in included and header not in included:
+            headers.append(header)
+    if _FP16_NAME.search(hip) and b"fp16" not in included:
+        headers.append(b"fp16")
+    if not headers:
         return hip
-    header = b"cass/cooperative_groups.h" if True in names else b"cass/warp.h"
-    for m in _WARP_INCLUDE.finditer(hip):
-        if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
-            return hip
     bom = b"\xef\xbb\xbf" if hip.startswith(b"\xef\xbb\xbf") else b""
-    return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]
+    lines = b"".join(b"#include <cass/" + h + b".h>\n" for h in headers)
+    return bom + lines + b"#line 1\n" + hip[len(bom) :]
