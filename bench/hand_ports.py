@@ -60,7 +60,9 @@ def _first_error(text: str) -> str:
 def _run(cmd: list[str], timeout: int = 600) -> tuple[int, str]:
     env = dict(os.environ, HIP_PLATFORM="amd")
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+        done = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+        )
     except subprocess.TimeoutExpired:
         return 124, f"timed out after {timeout} s: {shlex.join(cmd)}"
     return done.returncode, done.stdout + done.stderr
@@ -68,7 +70,19 @@ def _run(cmd: list[str], timeout: int = 600) -> tuple[int, str]:
 
 def hipcc_command(source: Path, exe: Path, include: str) -> list[str]:
     """The one build command for hand ports and translations alike."""
-    return ["hipcc", f"--offload-arch={ARCH}", "-std=c++17", "-O2", "-I", include, "-x", "hip", str(source), "-o", str(exe)]
+    return [
+        "hipcc",
+        f"--offload-arch={ARCH}",
+        "-std=c++17",
+        "-O2",
+        "-I",
+        include,
+        "-x",
+        "hip",
+        str(source),
+        "-o",
+        str(exe),
+    ]
 
 
 def _build(source: Path, work: Path, include: str) -> Step:
@@ -83,7 +97,18 @@ def measure(name: str, include: str) -> Result:
         routes: dict[str, Step] = {}
         for route, extra in ROUTES.items():
             out = work / f"{route}.hip"
-            rc, text = _run([sys.executable, "-m", "cass_build", "translate", str(PROGRAMS / name / "main.cu"), "-o", str(out), *extra])
+            rc, text = _run(
+                [
+                    sys.executable,
+                    "-m",
+                    "cass_build",
+                    "translate",
+                    str(PROGRAMS / name / "main.cu"),
+                    "-o",
+                    str(out),
+                    *extra,
+                ]
+            )
             if rc != 0 or not out.exists():
                 routes[route] = Step(False, "cass translate: " + _first_error(text))
                 continue
@@ -97,16 +122,19 @@ def _cell(step: Step) -> str:
 
 def report(results: list[Result], command: str, seconds: float, hipcc_version: str) -> str:
     built = [r for r in results if r.hand.ok]
+    build = shlex.join(hipcc_command(Path("SOURCE"), Path("EXE"), "$(cass --includedir)"))
     lines = [
         "# Hand ports against translations",
         "",
-        "Issue 20's goal: every program whose hand-written HIP port builds also builds when translated.",
-        "The CUDA programs are bench/programs/<name>/main.cu; their hand ports bench/hand_ports/<name>/main.hip.",
+        "Issue 20's goal: every program whose hand-written HIP port builds also builds when"
+        " translated. The CUDA programs are bench/programs/<name>/main.cu; their hand ports"
+        " bench/hand_ports/<name>/main.hip.",
         "",
         f"Command: `{command}` ({seconds:.0f} s)",
         "",
-        f"Build command (hand ports and translations): `{shlex.join(hipcc_command(Path('SOURCE'), Path('EXE'), '$(cass --includedir)'))}`; {hipcc_version}.",
-        "Translations: `cass translate main.cu -o out.hip` (default route) and `... --strategy rules`.",
+        f"Build command (hand ports and translations): `{build}`; {hipcc_version}.",
+        "Translations: `cass translate main.cu -o out.hip` (default route) and"
+        " `... --strategy rules`.",
         "",
         "## Totals",
         "",
@@ -115,9 +143,19 @@ def report(results: list[Result], command: str, seconds: float, hipcc_version: s
     ]
     n_default = sum(r.routes["default"].ok for r in built)
     n_rules = sum(r.routes["rules"].ok for r in built)
-    lines.append(f"| all | {len(results)} | {len(built)} | {n_default}/{len(built)} | {n_rules}/{len(built)} |")
-    lines += ["", "Counts of translations that build are over the programs whose hand port builds.", ""]
-    lines += ["## Per program", "", "| program | hand port | default | rules | first error |", "|---|---|---|---|---|"]
+    n = len(built)
+    lines.append(f"| all | {len(results)} | {n} | {n_default}/{n} | {n_rules}/{n} |")
+    lines += [
+        "",
+        "Counts of translations that build are over the programs whose hand port builds.",
+        "",
+    ]
+    lines += [
+        "## Per program",
+        "",
+        "| program | hand port | default | rules | first error |",
+        "|---|---|---|---|---|",
+    ]
     for r in results:
         errors = [f"{k}: {s.error}" for k, s in [("hand", r.hand), *r.routes.items()] if not s.ok]
         err = "; ".join(errors).replace("|", "\\|")
@@ -127,15 +165,26 @@ def report(results: list[Result], command: str, seconds: float, hipcc_version: s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-j", "--jobs", type=int, default=2, help="programs measured at once (default 2)")
-    parser.add_argument("--only", action="append", default=[], help="measure only this program (repeatable)")
-    parser.add_argument("--out", type=Path, default=REPORT, help=f"report path (default {REPORT.relative_to(ROOT)})")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=2, help="programs measured at once (default 2)"
+    )
+    parser.add_argument(
+        "--only", action="append", default=[], help="measure only this program (repeatable)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=REPORT, help=f"report path (default {REPORT.relative_to(ROOT)})"
+    )
     args = parser.parse_args(argv)
     names = sorted(p.name for p in PORTS.iterdir() if (p / "main.hip").is_file())
     missing = [n for n in names if not (PROGRAMS / n / "main.cu").is_file()]
     if missing:
-        print(f"hand_ports.py: no CUDA source in bench/programs for {', '.join(missing)}", file=sys.stderr)
+        print(
+            f"hand_ports.py: no CUDA source in bench/programs for {', '.join(missing)}",
+            file=sys.stderr,
+        )
         return 2
     if args.only:
         names = [n for n in names if n in set(args.only)]
@@ -149,14 +198,17 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(lambda n: measure(n, include.strip()), names))
     seconds = time.monotonic() - start
-    command = "python bench/hand_ports.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    command = "python bench/hand_ports.py" + "".join(
+        f" {a}" for a in (argv if argv is not None else sys.argv[1:])
+    )
     text = report(results, command, seconds, hip_line.strip())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(args.out)
     for r in results:
-        print(f"{r.name}: hand {_cell(r.hand)}, default {_cell(r.routes['default'])}, rules {_cell(r.routes['rules'])}")
+        cells = ", ".join(f"{k} {_cell(s)}" for k, s in [("hand", r.hand), *r.routes.items()])
+        print(f"{r.name}: {cells}")
     print(f"wrote {args.out}")
     return 0
 

@@ -41,9 +41,9 @@ def declared_identifiers(headers: list[str], workdir: Path) -> set[str]:
     src.write_text("".join(f"#include <{h}>\n" for h in headers))
     out = workdir / "headers.i"
     env = dict(os.environ, HIP_PLATFORM="amd")
+    flags = ["-E", "-dD", "-x", "hip", "--offload-arch=gfx90a", "-I", include_dir()]
     subprocess.run(
-        [compiler, "-E", "-dD", "-x", "hip", "--offload-arch=gfx90a", "-I", include_dir(), str(src)]
-        + ["-o", str(out)],
+        [compiler, *flags, str(src), "-o", str(out)],
         check=True,
         env=env,
         capture_output=True,

@@ -32,7 +32,9 @@ def _roc_rows() -> list[tuple[str, str]]:
 
 def test_the_list_is_a_transcription() -> None:
     head = LIST.read_text(encoding="utf-8").splitlines()[0]
-    assert head.startswith("# source: ROCm/HIPIFY docs/reference/tables/CUBLAS_API_supported_by_ROC.md")
+    assert head.startswith(
+        "# source: ROCm/HIPIFY docs/reference/tables/CUBLAS_API_supported_by_ROC.md"
+    )
     assert len(_documented()) > 200
 
 
@@ -41,7 +43,9 @@ def test_every_rocblas_target_is_documented() -> None:
     documented = _documented()
     rows = _roc_rows()
     assert len(rows) > 150
-    wrong = [f"{c} -> {r} (documented: {documented.get(c)!r})" for c, r in rows if documented.get(c) != r]
+    wrong = [
+        f"{c} -> {r} (documented: {documented.get(c)!r})" for c, r in rows if documented.get(c) != r
+    ]
     assert wrong == []
 
 
