@@ -226,19 +226,22 @@ def family_counts(counts: list[tuple[int, int, int]]) -> dict[str, FamilyCount]:
 
 
 # --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
-# which includes that one), the fp16 and bf16 operations older HIP lacks (<cass/fp16.h>,
-# <cass/bf16.h>), and an #include of any of those headers already there.
-_WARP_NAME = re.compile(rb"\b__cass_(?!fp16_|bf16_)(cg\b)?")
-_COMPAT_NAME = re.compile(rb"\b__cass_(fp16|bf16)_")
+# which includes that one), the fp16, bf16 and runtime operations older HIP lacks
+# (<cass/fp16.h>, <cass/bf16.h>, <cass/runtime.h>), and an #include of any of those
+# headers already there.
+_WARP_NAME = re.compile(rb"\b__cass_(?!fp16_|bf16_|rt_)(cg\b)?")
+_COMPAT_NAME = re.compile(rb"\b__cass_(fp16|bf16|rt)_")
+_COMPAT_HEADERS = {b"fp16": b"fp16", b"bf16": b"bf16", b"rt": b"runtime"}
 _CASS_INCLUDE = re.compile(
-    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups|fp16|bf16)\.h[>"]', re.M
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups|fp16|bf16|runtime)\.h[>"]',
+    re.M,
 )
 
 
 def warp_include(hip: bytes) -> bytes:
     """Include the CASS headers a translation calls into: the logical-warp header of
-    ``--warp cuda`` names, <cass/fp16.h> and <cass/bf16.h> for ``__cass_fp16_`` and
-    ``__cass_bf16_`` operations.
+    ``--warp cuda`` names, <cass/fp16.h>, <cass/bf16.h> and <cass/runtime.h> for
+    ``__cass_fp16_``, ``__cass_bf16_`` and ``__cass_rt_`` operations.
 
     The core keeps every line where it was, so the includes come here, first in the
     file (before any use) and followed by ``#line 1``, as the runtime's is. Output
@@ -253,8 +256,8 @@ def warp_include(hip: bytes) -> bytes:
         header = b"cooperative_groups" if True in names else b"warp"
         if b"cooperative_groups" not in included and header not in included:
             headers.append(header)
-    compat = {m.group(1) for m in _COMPAT_NAME.finditer(hip)}
-    headers += [h for h in (b"fp16", b"bf16") if h in compat and h not in included]
+    compat = {_COMPAT_HEADERS[m.group(1)] for m in _COMPAT_NAME.finditer(hip)}
+    headers += [h for h in (b"fp16", b"bf16", b"runtime") if h in compat and h not in included]
     if not headers:
         return hip
     bom = b"\xef\xbb\xbf" if hip.startswith(b"\xef\xbb\xbf") else b""
