@@ -15,7 +15,9 @@
 
 #include <hip/hip_runtime.h>
 
-#if __has_include(<hip/hip_bf16.h>)
+// The HIP-on-CUDA layer (cass_build/runcheck/hip_on_cuda.py) maps these names to CUDA's own
+// as macros; with it the definitions here stand down.
+#if __has_include(<hip/hip_bf16.h>) && !defined(__cass_bf16_floats2bfloat162_rn)
 #include <hip/hip_bf16.h>
 
 __host__ __device__ inline __hip_bfloat162 __cass_bf16_floats2bfloat162_rn(float a, float b) {
@@ -32,6 +34,7 @@ __host__ __device__ inline __hip_bfloat162 __cass_bf16_float2bfloat162_rn(float 
 // HIP 5.2 builds with a newer HIP too.
 #include <hip/hip_bfloat16.h>
 
+#ifndef __cass_bf16_pair
 // cuda_bf16.h's __nv_bfloat162: two bfloat16, x the low half.
 struct __attribute__((aligned(4))) __cass_bf16_pair {
     hip_bfloat16 x, y;
@@ -112,3 +115,4 @@ __device__ inline __cass_bf16_pair __hfma2(__cass_bf16_pair a, __cass_bf16_pair 
                                            __cass_bf16_pair c) {
     return __cass_bf16_halves2bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
 }
+#endif

@@ -11,6 +11,9 @@
 
 #include <new>
 
+// The HIP-on-CUDA layer (cass_build/runcheck/hip_on_cuda.py) maps these names to CUDA's own
+// as macros; with it the definitions here stand down.
+#ifndef __cass_rt_hipLaunchHostFunc
 struct __cass_rt_host_call {
     hipHostFn_t fn;
     void* data;
@@ -29,3 +32,4 @@ inline hipError_t __cass_rt_hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn
     if (status != hipSuccess) delete c;
     return status;
 }
+#endif
