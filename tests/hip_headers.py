@@ -12,6 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from cass_build import include_dir
+
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # String and character literals: a name inside static_assert("...") text is not a declaration.
 _LITERAL = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
@@ -24,7 +26,8 @@ def hipcc() -> str | None:
 
 
 def header_available(header: str) -> bool:
-    roots = [Path("/usr/include"), Path("/opt/rocm/include")]
+    # CASS's own headers (<cass/fp16.h>) declare the names some rows emit for old HIP.
+    roots = [Path("/usr/include"), Path("/opt/rocm/include"), Path(include_dir())]
     return any((root / header).exists() for root in roots)
 
 
@@ -38,8 +41,9 @@ def declared_identifiers(headers: list[str], workdir: Path) -> set[str]:
     src.write_text("".join(f"#include <{h}>\n" for h in headers))
     out = workdir / "headers.i"
     env = dict(os.environ, HIP_PLATFORM="amd")
+    flags = ["-E", "-dD", "-x", "hip", "--offload-arch=gfx90a", "-I", include_dir()]
     subprocess.run(
-        [compiler, "-E", "-dD", "-x", "hip", "--offload-arch=gfx90a", str(src), "-o", str(out)],
+        [compiler, *flags, str(src), "-o", str(out)],
         check=True,
         env=env,
         capture_output=True,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cass_build import Settings, translate_file
+from cass_build import Settings, include_dir, translate_file
 from cass_build.cli import main
 from cass_build.errors import ToolchainError
 from cass_build.runcheck.compare import compare, gpu_backend
@@ -158,6 +158,8 @@ COMPILED = [
     ("a31_driver_api", "7.1"),  # driver calls, hipDeviceptr_t as a pointer
     ("b07_activemask_partial_warp", "5.2"),  # maskless __shfl_down, __ballot
     ("b28_bf16_convert_scale", "5.2"),  # hip_bfloat16 and <hip/hip_bfloat16.h>
+    ("b26_half_scalar_math", "5.2"),  # <cass/fp16.h>'s names, mapped to CUDA's by the layer
+    ("a23_streams_events", "5.2"),  # <cass/runtime.h>'s __cass_rt_hipLaunchHostFunc
     ("c01_warp_full_vote", "7.1"),  # 64-bit masks, 64-bit ballot
 ]
 
@@ -179,7 +181,9 @@ def test_translated_fixture_compiles_with_nvcc(
     driver = "driver" in source.read_text().splitlines()[1]
     # As compare builds it: with CUDA-only names poisoned after the includes.
     poisoned = poison_after_includes(hip, tmp_path / "poisoned")
-    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", "-I", str(layer), "-x", "cu", str(poisoned)]
+    # As compare does (include_flags): the layer, then CASS's own headers (<cass/fp16.h>).
+    cmd = [str(NVCC), "-std=c++17", "-arch=sm_90", "-I", str(layer), "-I", include_dir()]
+    cmd += ["-x", "cu", str(poisoned)]
     cmd += ["-c", "-o", str(tmp_path / "x.o")] if driver else ["-o", str(tmp_path / "x")]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-4000:]

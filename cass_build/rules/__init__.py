@@ -226,10 +226,14 @@ def family_counts(counts: list[tuple[int, int, int]]) -> dict[str, FamilyCount]:
 
 
 # --warp cuda names (<cass/warp.h>; the cooperative groups' namespace has its own header,
-# which includes that one) and an #include of either header already there.
+# which includes that one), the fp16, bf16 and runtime operations older HIP lacks
+# (<cass/fp16.h>, <cass/bf16.h>, <cass/runtime.h>), and an #include of any of those
+# headers already there.
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_WARP_INCLUDE = re.compile(
-    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups)\.h[>"]', re.M
+_COMPAT = ((b"fp16", b"__cass_fp16_"), (b"bf16", b"__cass_bf16_"), (b"runtime", b"__cass_rt_"))
+_CASS_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups|fp16|bf16|runtime)\.h[>"]',
+    re.M,
 )
 
 
@@ -250,20 +254,38 @@ def _names(text: bytes, name: bytes, *, whole: bool) -> bool:
     return False
 
 
-def warp_include(hip: bytes) -> bytes:
-    """Include the logical-warp header a ``--warp cuda`` translation calls into.
+def _warp_names(text: bytes) -> bool:
+    """Whether ``text`` names a ``__cass_`` operation of the logical-warp headers."""
+    compat = tuple(name for _, name in _COMPAT)
+    at = text.find(b"__cass_")
+    while at >= 0:
+        if (at == 0 or text[at - 1] not in _WORD) and not text.startswith(compat, at):
+            return True
+        at = text.find(b"__cass_", at + 1)
+    return False
 
-    The core keeps every line where it was, so the include comes here, first in the
+
+def warp_include(hip: bytes) -> bytes:
+    """Include the CASS headers a translation calls into: the logical-warp header of
+    ``--warp cuda`` names, <cass/fp16.h>, <cass/bf16.h> and <cass/runtime.h> for
+    ``__cass_fp16_``, ``__cass_bf16_`` and ``__cass_rt_`` operations.
+
+    The core keeps every line where it was, so the includes come here, first in the
     file (before any use) and followed by ``#line 1``, as the runtime's is. Output
-    that names no ``__cass_`` operation, or includes the header itself, is unchanged.
+    that names no ``__cass_`` operation, or includes the headers itself, is unchanged.
     """
     if not _names(hip, b"__cass_", whole=False):
         return hip
-    cg = _names(hip, b"__cass_cg", whole=True)
-    header = b"cass/cooperative_groups.h" if cg else b"cass/warp.h"
-    if b"cass/" in hip:  # the line-anchored pattern is tried at every line otherwise
-        for m in _WARP_INCLUDE.finditer(hip):
-            if m.group(1) == b"cooperative_groups" or header == b"cass/warp.h":
-                return hip
+    # the line-anchored pattern is tried at every line: only where a header may be named
+    included = {m.group(1) for m in _CASS_INCLUDE.finditer(hip)} if b"cass/" in hip else set()
+    headers: list[bytes] = []
+    if _warp_names(hip):
+        header = b"cooperative_groups" if _names(hip, b"__cass_cg", whole=True) else b"warp"
+        if b"cooperative_groups" not in included and header not in included:
+            headers.append(header)
+    headers += [h for h, name in _COMPAT if h not in included and _names(hip, name, whole=False)]
+    if not headers:
+        return hip
     bom = b"\xef\xbb\xbf" if hip.startswith(b"\xef\xbb\xbf") else b""
-    return bom + b"#include <" + header + b">\n#line 1\n" + hip[len(bom) :]
+    lines = b"".join(b"#include <cass/" + h + b".h>\n" for h in headers)
+    return bom + lines + b"#line 1\n" + hip[len(bom) :]
