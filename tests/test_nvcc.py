@@ -227,6 +227,33 @@ def test_compile_and_link_a_sibling_header_project(project: Path) -> None:
     assert set(after) - set(before) == {Path("src/k.o"), Path("src/k.d"), Path("src/k")}
 
 
+def _imported(stderr: str) -> set[str]:
+    """The modules ``python -X importtime`` reports loading (one per line of its report)."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+
+
+@pytest.mark.slow
+@needs_hip
+def test_a_cached_compile_loads_no_model_and_no_ui(project: Path) -> None:
+    """A cache hit (every file of a rebuild in a clean build directory) must not pay for
+    the model's code, onnxruntime or rich: its key reads the model's file stamps only."""
+    src = project / "src"
+    env = build_env(CASS_ARCHS=ARCHS, CASS_CACHE_DIR=str(project / "cache"))
+    ok(nvcc("-c", "k.cu", "-o", "first.o", cwd=src, env=env))
+    argv = [sys.executable, "-X", "importtime", "-m", "cass_build.nvcc", "-c", "k.cu"]
+    proc = run([*argv, "-o", "second.o"], src, env)
+    assert proc.returncode == 0, proc.stderr
+    loaded = _imported(proc.stderr)
+    assert "cass_build.pipeline.chain" in loaded  # the report is read right: it went through
+    heavy = {"cass_build.model", "onnxruntime", "rich", "cass_build._core", "numpy"}
+    assert not loaded & heavy
+    assert (src / "second.o").read_bytes() == (src / "first.o").read_bytes()
+
+
 @pytest.mark.slow
 @needs_hip
 def test_separate_compilation_links_device_code(tmp_path: Path) -> None:

@@ -18,7 +18,6 @@ falls back to the rules.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import threading
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CassError
+from ..model_files import FILES, model_dir
 from ..settings import environment
 from .guards import (
     FileView,
@@ -65,23 +65,10 @@ HAZARD_RULES = frozenset(
         "cass-warp-size-literal",
     }
 )
-FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
 
 
 class ModelError(CassError):
     """The packaged model is missing, damaged or cannot run here."""
-
-
-def model_dir() -> Path:
-    """Where the packaged model lives (``CASS_MODEL_DIR`` overrides it)."""
-    if override := environment().model_dir:
-        return Path(override)
-    return _packaged_dir()
-
-
-@functools.cache
-def _packaged_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "models"  # once: every file's key asks
 
 
 @dataclass

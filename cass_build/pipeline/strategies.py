@@ -14,7 +14,6 @@ import functools
 import hashlib
 import re
 import shlex
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -142,7 +141,7 @@ def _model_runtime_missing() -> str | None:
 @functools.cache
 def _model_fingerprint(directory: Path) -> str:
     """Once per process and model directory: ``model.load`` keeps the first model it loads."""
-    from ..model import FILES
+    from ..model_files import FILES
     from ..rules.tables import tables_digest
     from .fingerprint import code_digest
 
@@ -167,7 +166,7 @@ class ModelStrategy:
     name = "model"
 
     def unavailable(self) -> str | None:
-        from ..model import FILES, model_dir
+        from ..model_files import FILES, model_dir
 
         directory = model_dir()
         if not (directory / FILES[0]).is_file():
@@ -175,7 +174,7 @@ class ModelStrategy:
         return _model_runtime_missing()
 
     def fingerprint(self) -> str:
-        from ..model import model_dir
+        from ..model_files import model_dir
 
         return _model_fingerprint(model_dir())
 
@@ -191,7 +190,7 @@ class ModelStrategy:
         try:
             text = translate_bytes(data, str(path), settings, ruled=checked)
         except CassError as exc:  # a missing, damaged or misconfigured model
-            from ..model import model_dir
+            from ..model_files import model_dir
 
             command = f"onnxruntime on {model_dir()}"
             raise StrategyFailed(str(exc), tool="model", command=command) from None
@@ -225,6 +224,8 @@ class ExternalStrategy:
         return f"{self.name}:{exe}:{stamp}:" + " ".join(self.argv[1:])
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="cass-ext-") as tmp:
             out = Path(tmp) / (path.stem + ".hip")
             argv = [a.replace("{in}", str(path)).replace("{out}", str(out)) for a in self.argv]
