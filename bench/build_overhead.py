@@ -142,7 +142,17 @@ class Bench:
         self.baseline_defs: list[str] = []
         self.builds = 0
         base = {k: v for k, v in os.environ.items() if not k.startswith("CASS_")}
+        # Bytecode as an installed package has it (pip compiles it at install): with
+        # PYTHONDONTWRITEBYTECODE set, every step would compile CASS's modules again.
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+        base["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
         self.env = base
+        subprocess.run(
+            [python, "-c", "import cass_build.nvcc.steps, cass_build.cli, cass_build.model"],
+            env=base,
+            cwd=work,
+            check=True,
+        )
 
     def env_with(self, cache: Path) -> dict[str, str]:
         return {**self.env, "CASS_CACHE_DIR": str(cache)}
