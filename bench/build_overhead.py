@@ -142,7 +142,17 @@ class Bench:
         self.baseline_defs: list[str] = []
         self.builds = 0
         base = {k: v for k, v in os.environ.items() if not k.startswith("CASS_")}
+        # Bytecode as an installed package has it (pip compiles it at install): with
+        # PYTHONDONTWRITEBYTECODE set, every step would compile CASS's modules again.
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
+        base["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
         self.env = base
+        subprocess.run(
+            [python, "-c", "import cass_build.nvcc.steps, cass_build.cli, cass_build.model"],
+            env=base,
+            cwd=work,
+            check=True,
+        )
 
     def env_with(self, cache: Path) -> dict[str, str]:
         return {**self.env, "CASS_CACHE_DIR": str(cache)}
@@ -161,6 +171,7 @@ class Bench:
                     "-I", str(self.app / "vecmath" / "include"), "--verify", "none",
                     "--no-cache", "--quiet"]  # fmt: skip
             sh(argv, self.work, self.env)
+        self.vendor_headers(self.hip / "vecmath" / "include")
         (self.hip / "CMakeLists.txt").write_text(BASELINE_CMAKE)
         # Give the baseline the compiler and flags find_package(CASS) chose.
         probe = self.work / "probe"
@@ -176,6 +187,18 @@ class Bench:
             self.baseline_defs.append(f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={root}")
         self.baseline_defs.append(f"-DCMAKE_HIP_ARCHITECTURES={ARCHS}")
         self.baseline_defs.append(f"-DCMAKE_BUILD_TYPE={BUILD_TYPE}")
+
+    def vendor_headers(self, include: Path) -> None:
+        """The headers translations include (``cass/warp.h``), copied into the port's own
+        include directory: a finished port keeps them as its own files."""
+        found = subprocess.run(
+            [self.python, "-m", "cass_build", "--includedir"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=self.env,
+        ).stdout.strip()
+        shutil.copytree(Path(found) / "cass", include / "cass", dirs_exist_ok=True)
 
     def configure_cass(self, build: Path, cache: Path, defs: list[str]) -> float:
         argv = [self.cmake, "-S", str(self.app), "-B", str(build), "-G", "Ninja"]

@@ -141,6 +141,7 @@ def _hip_port(bench: bo.Bench, cuda: Path, hip: Path, includes: list[Path]) -> N
                 "--mirror", f"{cuda}={hip}", *(f"-I{d}" for d in includes),
                 "--verify", "none", "--no-cache", "--quiet"]  # fmt: skip
         bo.sh(argv, bench.work, bench.env)
+    bench.vendor_headers(hip / "include")
     text = (cuda / "CMakeLists.txt").read_text()
     text = text.replace("LANGUAGES CXX CUDA", "LANGUAGES CXX HIP").replace(".cu", ".hip")
     (hip / "CMakeLists.txt").write_text(text)

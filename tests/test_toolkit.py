@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cass_build.cli.env import lines, variables
+from cass_build.nvcc.libraries import driver_map
 from cass_build.toolkit import CUDA_VERSION, root
 from cass_build.toolkit.generate import generated_files, libraries, main
 from tests.build_helpers import ROOT
@@ -90,10 +91,32 @@ def test_layout_findcudatoolkit_probes() -> None:
 
 def test_ld_scripts_name_the_hip_libraries() -> None:
     by_name = {lib.cuda: lib for lib in libraries()}
-    assert by_name["cudart"].hip == ("amdhip64",)
-    assert by_name["cublas"].hip == ("hipblas",)
+    assert by_name["cudart"].stand_in == ("amdhip64",)
+    assert by_name["cublas"].stand_in == ("hipblas",)
     text = (root() / "lib64" / "libcusparse.so").read_text()
     assert "INPUT(-lhipsparse)" in text
+
+
+def test_one_library_table_feeds_both_links() -> None:
+    """data/nvcc/libraries.toml: the stand-in's ld scripts and the driver's -l mapping
+    are its two columns, so they cannot disagree on which HIP library a CUDA one is."""
+    rows = libraries()
+    scripts = {p.name for p in (root() / "lib64").iterdir() if p.is_file()}
+    expected = set()
+    for lib in rows:
+        if lib.stand_in is None:
+            assert f"lib{lib.cuda}.so" not in scripts
+            continue
+        # The driver links what the script names, or nothing where hipcc links it anyway.
+        assert lib.driver in ("", *lib.stand_in), lib.cuda
+        expected.add(f"lib{lib.cuda}.a" if lib.static_only else f"lib{lib.cuda}.so")
+        if lib.static:
+            expected.add(f"lib{lib.cuda}_static.a")
+    assert scripts == expected
+    mapped = driver_map()
+    assert mapped["cublas"] == mapped["cublas_static"] == "hipblas"
+    assert mapped["cudart"] == mapped["cudart_static"] == ""  # hipcc links amdhip64
+    assert mapped["nccl"] == "rccl" and "libnccl.so" not in scripts  # not a toolkit library
 
 
 @needs_host_hip

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CassError
+from ..model_files import FILES, model_dir
 from ..settings import environment
 from .guards import (
     FileView,
@@ -73,7 +74,6 @@ _HAZARDS = (
     "warp-mask32",
     "warp-size-literal",
 )
-FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
 
 
 class ModelError(CassError):
@@ -89,18 +89,6 @@ def hazard_rules() -> frozenset[str]:
     from ..rules.diagnostics import rule_ids
 
     return rule_ids(*_HAZARDS)
-
-
-def model_dir() -> Path:
-    """Where the packaged model lives (``CASS_MODEL_DIR`` overrides it)."""
-    if override := environment().model_dir:
-        return Path(override)
-    return _packaged_dir()
-
-
-@functools.cache
-def _packaged_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "models"  # once: every file's key asks
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import UsageError
 
-__all__ = ["Flag", "Invocation", "flag_table", "libraries", "parse", "table_path"]
+__all__ = ["Flag", "Invocation", "flag_table", "parse", "table_path"]
 
 CUDA_SUFFIXES = frozenset({".cu"})
 CXX_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c++", ".C"})
@@ -44,24 +44,11 @@ def table_path() -> Path:
 
 @functools.cache
 def _table() -> dict[str, Any]:
-    """The parsed table, kept as JSON in the cache: a build runs the driver per file, and
-    tomllib (pure Python) costs several times what json does."""
-    import json
+    """The parsed table (through its JSON copy in the cache: a build runs the driver per
+    file)."""
+    from .libraries import load_toml_cached
 
-    from .._files import cache_dir, store_quietly
-
-    path = table_path()
-    st = path.stat()
-    cached = cache_dir() / "nvcc" / f"flags-{st.st_size}-{st.st_mtime_ns}.json"
-    try:
-        return dict(json.loads(cached.read_bytes()))
-    except (OSError, ValueError):
-        pass
-    import tomllib
-
-    table = tomllib.loads(path.read_text(encoding="utf-8"))
-    store_quietly(cached, json.dumps(table).encode())
-    return table
+    return load_toml_cached(table_path())
 
 
 @functools.cache
@@ -81,12 +68,6 @@ def flag_table() -> tuple[Flag, ...]:
             )
         )
     return tuple(rows)
-
-
-@functools.cache
-def libraries() -> dict[str, str]:
-    """CUDA library name -> the HIP library linked instead ("" for none)."""
-    return {str(k): str(v) for k, v in _table()["libraries"].items()}
 
 
 @functools.cache
@@ -371,7 +352,9 @@ def markdown_table() -> str:
             what += f" ({flag.note})" if flag.action != "note" else f": {flag.note}"
         lines.append(f"| {names} | {'yes' if flag.value else ''} | {what.replace('|', '/')} |")
     lines += ["", "| CUDA library (`-l`) | linked instead |", "|---|---|"]
-    for cuda, hip in libraries().items():
+    from .libraries import driver_map
+
+    for cuda, hip in driver_map().items():
         lines.append(
             f"| `{cuda}` | {f'`{hip}`' if hip else 'nothing (the HIP runtime is linked)'} |"
         )

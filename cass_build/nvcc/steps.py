@@ -25,7 +25,7 @@ from ..api import Translation
 from ..errors import ToolchainError, ToolFailedError
 from ..pipeline.toolchain import HipToolchain, cuda_roots, find_hip, install_hint
 from ..settings import PipelineOptions
-from .flags import Invocation, libraries
+from .flags import Invocation
 from .identity import toolkit_root
 
 __all__ = ["Context", "compile_cuda", "compile_host", "dependencies", "link", "preprocess"]
@@ -339,7 +339,9 @@ def _write_marked(target: Path, original: Path, data: bytes) -> None:
 
 def _library(arg: str) -> str | None:
     """``-lNAME`` (or a CUDA library's file) as the HIP library's flag; None: drop it."""
-    table = libraries()
+    from .libraries import driver_map
+
+    table = driver_map()
     if arg.startswith("-l"):
         name = arg[2:]
         if name in table:

@@ -33,7 +33,6 @@ import json
 import os
 import re
 import shlex
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -118,6 +117,8 @@ def _probe(
     env: Mapping[str, str],
 ) -> dict[str, Any]:
     """Ask hipcc for its clang command and check it: the cache entry for this shape."""
+    import tempfile  # only a probe needs it: a cache hit makes none
+
     with tempfile.TemporaryDirectory(prefix="cass-probe-") as name:
         tmp = Path(name)
         (tmp / "cass_probe.hip").write_bytes(b"")

@@ -723,7 +723,7 @@ def _command_of(strategy: Strategy) -> str:
     if argv:
         return " ".join(argv)
     if strategy.name == "model":
-        from ..model import model_dir
+        from ..model_files import model_dir
 
         return f"onnxruntime on {model_dir()}"
     return strategy.name

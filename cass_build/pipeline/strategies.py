@@ -14,7 +14,6 @@ import functools
 import hashlib
 import re
 import shlex
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -198,7 +197,7 @@ def _model_runtime_missing() -> str | None:
 @functools.cache
 def _model_fingerprint(directory: Path) -> str:
     """Once per process and model directory: ``model.load`` keeps the first model it loads."""
-    from ..model import FILES
+    from ..model_files import FILES
     from ..rules.tables import tables_digest
     from .fingerprint import code_digest
 
@@ -227,7 +226,7 @@ class ModelStrategy:
         self.fallback = fallback
 
     def unavailable(self) -> str | None:
-        from ..model import FILES, model_dir
+        from ..model_files import FILES, model_dir
 
         directory = model_dir()
         if not (directory / FILES[0]).is_file():
@@ -235,7 +234,7 @@ class ModelStrategy:
         return _model_runtime_missing()
 
     def fingerprint(self) -> str:
-        from ..model import model_dir
+        from ..model_files import model_dir
 
         return _model_fingerprint(model_dir()) + (":fallback" if self.fallback else "")
 
@@ -252,7 +251,7 @@ class ModelStrategy:
         try:
             text = translate_bytes(data, str(path), settings, ruled=checked, trace=trace)
         except CassError as exc:  # a missing, damaged or misconfigured model
-            from ..model import model_dir
+            from ..model_files import model_dir
 
             command = f"onnxruntime on {model_dir()}"
             raise StrategyFailed(str(exc), tool="model", command=command) from None
@@ -296,6 +295,8 @@ class ExternalStrategy:
         return f"{self.name}:{exe}:{stamp}:" + " ".join(self.argv[1:])
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        import tempfile
+
         with tempfile.TemporaryDirectory(prefix="cass-ext-") as tmp:
             out = Path(tmp) / (path.stem + ".hip")
             argv = [a.replace("{in}", str(path)).replace("{out}", str(out)) for a in self.argv]

@@ -11,7 +11,6 @@ message pointing at the original ``.cu`` line through ``#line`` directives.
 from __future__ import annotations
 
 import shlex
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +164,8 @@ def verify(
     if toolchain is None:
         return Outcome(False, "none", reason="no HIP toolchain found (hipcc)")
     compile_level = level in ("compile", "run") or keep_object
+    import tempfile  # a cache hit verifies nothing
+
     with tempfile.TemporaryDirectory(prefix="cass-verify-") as name:
         tmp = Path(name)
         scratch = _Scratch(tmp, unit)
