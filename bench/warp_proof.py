@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cass_build._files import write_atomic  # noqa: E402
 from cass_build.runcheck.bench import BenchConfig, run_bench  # noqa: E402
 from cass_build.runcheck.compare import gpu_description, nvcc_version  # noqa: E402
 
@@ -451,8 +452,9 @@ def main(argv: list[str] | None = None) -> int:
             "wave64_proof": proof,
             "skipped": skipped,
         }
-        (out / "warp_proof.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        (out / "warp_proof.md").write_text(_markdown(doc), encoding="utf-8")
+        # Atomic: bench/device/warp_proof.sh may stop this run at its deadline at any time.
+        write_atomic(out / "warp_proof.json", (json.dumps(doc, indent=2) + "\n").encode())
+        write_atomic(out / "warp_proof.md", _markdown(doc).encode())
         return doc
 
     for set_name, mode in plan:

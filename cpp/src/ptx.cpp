@@ -1425,9 +1425,8 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts,
         const std::string mn = ds ? "(" + ct + ")(" + std::string(lo) + ")" : "(" + ct + ")0";
         // NaN gives 0, except from an f64 source or into a 64-bit integer, where it gives
         // 1 << (bits - 1), MININT for a signed type (PTX ISA 9.0, cvt).
-        const std::string nan = at == T::F64 || nb == 64
-                                    ? "(" + ct + ")" + hex(1ULL << (nb - 1))
-                                    : std::string("0");
+        const std::string nan =
+            at == T::F64 || nb == 64 ? "(" + ct + ")" + hex(1ULL << (nb - 1)) : std::string("0");
         stmt_ = wr(a[0], dt,
                    "[&]() -> " + ct + " { double _v = " + f + "((double)" + paren(v) +
                        "); if (_v != _v) return " + nan + "; if (_v <= " + lo + ") return " + mn +
