@@ -457,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         write_atomic(out / "warp_proof.md", _markdown(doc).encode())
         return doc
 
+    write()  # a run stopped before its first part still leaves a report
     for set_name, mode in plan:
         if set_name not in parts:
             continue

@@ -77,6 +77,10 @@ timeout -k 5 "$left" "$PY" bench/warp_proof.py --out "$OUT" --work "$WORK/scratc
     --parallel-runs 4 --budget "$budget" \
     --install "pip install --no-build-isolation --no-deps -e . (${took} s, ${JOBS} build jobs)" "$@"
 rc=$?
-[ "$rc" -eq 124 ] && echo "warp_proof.sh: stopped at the ${DEADLINE} s deadline" >&2
+if [ "$rc" -eq 124 ]; then
+    echo "warp_proof.sh: stopped at the ${DEADLINE} s deadline" >&2
+    printf '\n**Stopped at the %s s deadline**: the part running then did not finish.\n' \
+        "$DEADLINE" >>"$OUT/warp_proof.md"
+fi
 pack
 exit "$rc"
