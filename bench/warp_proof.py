@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cass_build._files import write_atomic  # noqa: E402
 from cass_build.runcheck.bench import BenchConfig, run_bench  # noqa: E402
 from cass_build.runcheck.compare import gpu_description, nvcc_version  # noqa: E402
 
@@ -141,6 +142,9 @@ def _cells(row: dict[str, Any], build_only: bool) -> dict[str, Any]:
         "cuda_timings": (row.get("timings") or {}).get("cuda", []),
         "wave32_timings": (row.get("timings") or {}).get("hip", []),
         "wave64_timings": w64.get("timings", []),
+        # What a failing run printed (both sides: stdout, stderr, a failed build's output).
+        "wave32_output": row.get("output", {}),
+        "wave64_output": w64.get("output", {}),
     }
 
 
@@ -271,6 +275,8 @@ def _markdown(doc: dict[str, Any]) -> str:
                 f"- **unexpected**: {r['program']} ({r['translation']}) HIP {r['hip_version']} "
                 f"wave{r['wave']}: {r['outcome']}, expected {r['expected']}: {r['reason']}"
             )
+            printed = {k: r.get(k, "") for k in ("hip_stdout", "hip_stderr", "hip_build_output")}
+            lines += _printed(printed, indent="  ")
     lines += [
         "",
         "## Per program",
@@ -314,9 +320,39 @@ def _markdown(doc: dict[str, Any]) -> str:
                     if found := r.get(m, {}).get(f"{w}_timings"):
                         lines.append(f"- `--warp {m}` {w}: {'; '.join(found)}")
             lines.append("")
+    failed = [
+        (r, m, w)
+        for r in doc["programs"]
+        for m in MODES
+        for w in ("wave32", "wave64")
+        if r.get(m, {}).get(w) is False and r[m].get(f"{w}_output")
+    ]
+    if failed:
+        lines += ["", "## What the failing runs printed (tails; all of it in the JSON)", ""]
+        for r, m, w in failed:
+            lines.append(f"- `{r['program']}` `--warp {m}` {w}:")
+            lines += _printed(r[m][f"{w}_output"], indent="  ")
     if doc.get("skipped"):
         lines += ["", "## Not run", ""] + [f"- {s}" for s in doc["skipped"]]
     return "\n".join(lines) + "\n"
+
+
+#: Lines of each stream the Markdown report shows (the JSON keeps the whole tail).
+PRINTED_LINES = 8
+
+
+def _printed(streams: dict[str, str], indent: str) -> list[str]:
+    """A failing run's output streams as indented code blocks: each stream's first lines (a
+    self-check's first mismatch) and its last two (its summary)."""
+    out: list[str] = []
+    for name, text in streams.items():
+        kept = [ln for ln in text.splitlines() if ln.strip()]
+        if len(kept) > PRINTED_LINES:
+            kept = [*kept[: PRINTED_LINES - 2], "...", *kept[-2:]]
+        if kept:
+            fence = f"{indent}```"
+            out += [f"{indent}{name}:", fence, *(indent + ln for ln in kept), fence]
+    return out
 
 
 def _proof(args: argparse.Namespace, out: Path, work: Path) -> dict[str, Any]:
@@ -416,10 +452,12 @@ def main(argv: list[str] | None = None) -> int:
             "wave64_proof": proof,
             "skipped": skipped,
         }
-        (out / "warp_proof.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        (out / "warp_proof.md").write_text(_markdown(doc), encoding="utf-8")
+        # Atomic: bench/device/warp_proof.sh may stop this run at its deadline at any time.
+        write_atomic(out / "warp_proof.json", (json.dumps(doc, indent=2) + "\n").encode())
+        write_atomic(out / "warp_proof.md", _markdown(doc).encode())
         return doc
 
+    write()  # a run stopped before its first part still leaves a report
     for set_name, mode in plan:
         if set_name not in parts:
             continue

@@ -282,3 +282,27 @@ def test_resources_bad_targets_are_one_line(tmp_path: Path, targets: str, first:
     assert main(["bench", str(root), "--no-gpu", "--resources", targets], err=err) == 2
     assert err.getvalue().splitlines()[0].startswith(first), err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+def test_a_failed_comparison_keeps_what_each_side_printed() -> None:
+    """The report's ``output`` of a failing row: stdout/stderr tails of both sides, a failed
+    build's compiler output, nothing for streams that stayed empty."""
+    from cass_build.runcheck.bench import OUTPUT_TAIL, _output_tails
+    from cass_build.runcheck.compare import RunRecord
+
+    class Failed:
+        cuda = RunRecord("cuda", built=True, stdout="VERDICT: PASS x\n")
+        hip = RunRecord("hip", built=True, stdout="VERDICT: FAIL\n", stderr="e" * 5000)
+
+    tails = _output_tails(Failed())
+    assert tails == {
+        "cuda_stdout": "VERDICT: PASS x\n",
+        "hip_stdout": "VERDICT: FAIL\n",
+        "hip_stderr": "e" * OUTPUT_TAIL,
+    }
+
+    class Unbuilt:
+        cuda = RunRecord("cuda", built=True)
+        hip = RunRecord("hip", built=False, build_output="main.hip:3:1: error: poisoned")
+
+    assert _output_tails(Unbuilt()) == {"hip_build": "main.hip:3:1: error: poisoned"}

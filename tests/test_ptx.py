@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -197,3 +198,75 @@ def test_every_cuda_mode_form_compiles_for_amd(tmp_path: Path) -> None:
         pytest.skip("<cass/warp.h> is not in this tree yet (the warp branch adds it)")
     text = "#include <cass/warp.h>\n" + translate(FORMS.read_text(), options=CUDA).text
     _compile(text, tmp_path, "cuda", f"-I{include_dir()}")
+
+
+# Float-to-integer cvt on NaN, infinities and values past the range (PTX ISA 9.0, cvt): NaN is
+# 0 unless the source is .f64 or the destination 64 bits wide, then 1 << (bits - 1).
+CVT_EDGES = [
+    # (instruction, C++ source type, output constraint, C++ output type, {input: expected})
+    ("cvt.rzi.s32.f32", "float", "=r", "int", {"NAN": "0", "INFINITY": "2147483647"}),
+    ("cvt.rni.u32.f32", "float", "=r", "unsigned", {"NAN": "0", "-3.5f": "0"}),
+    ("cvt.rzi.s32.f64", "double", "=r", "int", {"NAN": "-2147483648", "-1e300": "-2147483648"}),
+    ("cvt.rpi.s32.f64", "double", "=r", "int", {"NAN": "-2147483648", "2.25": "3"}),
+    ("cvt.rzi.s64.f32", "float", "=l", "long long", {"NAN": "-9223372036854775808"}),
+    ("cvt.rzi.s64.f64", "double", "=l", "long long", {"NAN": "-9223372036854775808"}),
+    ("cvt.rmi.u64.f64", "double", "=l", "unsigned long long", {"NAN": "9223372036854775808"}),
+]
+
+
+def test_float_to_integer_cvt_edges_run_as_ptx_defines_them(tmp_path: Path) -> None:
+    """The translated statements are plain C++: built for the host with g++ and run."""
+    gxx = shutil.which("g++")
+    require(gxx=gxx)
+    assert gxx is not None
+    lines = ["#include <cmath>", "#include <cstdio>", "int main() { int bad = 0;"]
+    for n, (insn, src, out, ctype, cases) in enumerate(CVT_EDGES):
+        lines.append(f"auto f{n} = []({src} a) {{ {ctype} x;")
+        lines.append(hip(f'asm("{insn} %0, %1;" : "{out}"(x) : "{src[0]}"(a));'))
+        lines.append("return x; };")
+        for given, want in cases.items():
+            lines.append(
+                f"if (f{n}(({src})({given})) != ({ctype})({want}ull)) {{ ++bad; "
+                f'printf("{insn} {given}: %llx\\n", (unsigned long long)f{n}(({src})({given}))); }}'
+            )
+    lines.append("return bad; }")
+    source = tmp_path / "cvt.cpp"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    built = subprocess.run(
+        [gxx, "-std=c++17", "-O1", str(source), "-o", str(tmp_path / "cvt")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run([str(tmp_path / "cvt")], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stdout
+
+
+HOST_MODEL = Path(__file__).parent / "fixtures" / "ptx" / "host"
+PTX_PROGRAMS = Path(__file__).resolve().parents[1] / "bench" / "ptx_programs"
+_LAUNCH = re.compile(r"(\w+)<<<([^,]+), ([^>]+)>>>\(([^)]*)\);")
+
+
+def test_ptx_conversions_program_passes_its_own_check_as_a_host_model(tmp_path: Path) -> None:
+    """bench/ptx_programs/ptx_conversions, translated, with its kernels run on the CPU: the
+    translation is a C model of the PTX (it follows the ISA's cvt rules), so the program's own
+    reference must accept it, as it must accept the CUDA original on an NVIDIA GPU."""
+    gxx = shutil.which("g++")
+    require(gxx=gxx)
+    assert gxx is not None
+    text = translate((PTX_PROGRAMS / "ptx_conversions" / "main.cu").read_text(), options=NATIVE)
+    source = tmp_path / "conversions.cpp"
+    source.write_text(_LAUNCH.sub(r"LAUNCH(\1, \2, \3, \4);", text.text), encoding="utf-8")
+    built = subprocess.run(
+        [gxx, "-std=c++17", "-O1", "-frounding-math", f"-I{HOST_MODEL}", str(source),
+         "-o", str(tmp_path / "conversions")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run(
+        [str(tmp_path / "conversions")], capture_output=True, text=True, check=False
+    )
+    assert ran.stdout.strip() == "VERDICT: PASS cases=2048", ran.stdout + ran.stderr

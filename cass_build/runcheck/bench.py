@@ -393,6 +393,8 @@ def _translated_elsewhere(
         row.hip_verdict = run["hip_verdict"]
         if run.get("wave64") is not None:
             row.extra["wave64"] = run["wave64"]
+        if run.get("output"):
+            row.extra["output"] = run["output"]
     if not hip.is_file():
         row.compile_note = row.compile_note or f"no translation in {translations}"
         return row, None
@@ -439,6 +441,24 @@ def _timings(stdout: str) -> list[str]:
     return [line.strip() for line in stdout.splitlines() if line.startswith("time:")][:20]
 
 
+#: How much of a failing run's stdout and stderr the report keeps, per side and stream.
+OUTPUT_TAIL = 1500
+
+
+def _output_tails(result: Any) -> dict[str, str]:
+    """The tails of what both sides of a failed comparison printed (a self-check's own
+    explanation, the emulation's messages, a build's errors), the empty ones left out."""
+    tails: dict[str, str] = {}
+    for side in (result.cuda, result.hip):
+        streams = {"stdout": side.stdout, "stderr": side.stderr}
+        if not side.built:
+            streams["build"] = side.build_output
+        for name, text in streams.items():
+            if text.strip():
+                tails[f"{side.label}_{name}"] = text[-OUTPUT_TAIL:]
+    return tails
+
+
 def _run_both(
     program: Program, hip_source: Path, row: Row, runs: int, work: Path, build_only: bool = False
 ) -> None:
@@ -451,6 +471,8 @@ def _run_both(
     row.hip_verdict = " ".join(result.hip.verdicts)
     row.executed = result.passed
     row.run_note = "" if result.passed else result.reason
+    if not result.passed:
+        row.extra["output"] = _output_tails(result)
     printed = {"cuda": _timings(result.cuda.stdout), "hip": _timings(result.hip.stdout)}
     if any(printed.values()):
         row.extra["timings"] = printed
@@ -494,6 +516,7 @@ def _run_wave64(
         "hip_verdict": " ".join(result.hip.verdicts),
         "scheduling": result.hip.scheduling,
         **({"timings": t} if (t := _timings(result.hip.stdout)) else {}),
+        **({"output": _output_tails(result)} if not result.passed and not build_only else {}),
     }
 
 
@@ -894,6 +917,7 @@ def _row_document(r: Row) -> dict[str, Any]:
         "translate_seconds": round(r.translate_seconds, 4),
         **({"wave64": r.extra["wave64"]} if "wave64" in r.extra else {}),
         **({"timings": r.extra["timings"]} if "timings" in r.extra else {}),
+        **({"output": r.extra["output"]} if r.extra.get("output") else {}),
         **({"resources": r.extra["resources"]} if "resources" in r.extra else {}),
     }
 

@@ -1405,7 +1405,7 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts,
         stmt_ = wr(a[0], dt, cast(dt, e));
         return true;
     }
-    if (aflt && !dflt) {  // float to integer: round, then clamp (NaN is 0)
+    if (aflt && !dflt) {  // float to integer: round, then clamp
         if (dt == T::Pred) return false;
         const char* f = rnd == "rni"   ? "rint"
                         : rnd == "rmi" ? "floor"
@@ -1423,9 +1423,13 @@ bool Gen::cvt(const std::vector<std::string_view>& m, const std::vector<T>& ts,
         const std::string mx = ds ? "(" + ct + ")" + hex((1ULL << (nb - 1)) - 1)
                                   : "(" + ct + ")" + hex(nb == 64 ? ~0ULL : (1ULL << nb) - 1);
         const std::string mn = ds ? "(" + ct + ")(" + std::string(lo) + ")" : "(" + ct + ")0";
+        // NaN gives 0, except from an f64 source or into a 64-bit integer, where it gives
+        // 1 << (bits - 1), MININT for a signed type (PTX ISA 9.0, cvt).
+        const std::string nan =
+            at == T::F64 || nb == 64 ? "(" + ct + ")" + hex(1ULL << (nb - 1)) : std::string("0");
         stmt_ = wr(a[0], dt,
                    "[&]() -> " + ct + " { double _v = " + f + "((double)" + paren(v) +
-                       "); if (_v != _v) return 0; if (_v <= " + lo + ") return " + mn +
+                       "); if (_v != _v) return " + nan + "; if (_v <= " + lo + ") return " + mn +
                        "; if (_v >= " + hi + ") return " + mx + "; return (" + ct + ")_v; }()");
         return true;
     }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -91,9 +92,14 @@ __global__ void halves(const float* fs, unsigned* out, int n) {
 
 static unsigned bits(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 
-template <class T> static T to_int(double v, int mode) {
-  // Round in the mode, then clamp to T's range; NaN is 0 (PTX's float-to-integer rule).
-  if (v != v) return 0;
+template <class T> static T to_int(double v, int mode, bool from_f64 = false) {
+  // Round in the mode, then clamp to T's range. NaN (PTX ISA 9.0, cvt): 0, except from an
+  // f64 source or into a 64-bit integer, where it is 1 << (bits - 1), MININT if signed.
+  if (v != v) {
+    if (!from_f64 && sizeof(T) < 8) return 0;
+    using U = typename std::make_unsigned<T>::type;
+    return (T)(U)((U)1 << (8 * sizeof(T) - 1));
+  }
   // trunc/floor/ceil, not fesetround: compilers may share one nearbyint across modes.
   const double r = mode == FE_TOWARDZERO ? trunc(v) : mode == FE_DOWNWARD ? floor(v)
                    : mode == FE_UPWARD   ? ceil(v) : nearbyint(v);
@@ -170,10 +176,10 @@ int main() {
     e[kRpiS32] = (unsigned)to_int<int>(f, FE_UPWARD);
     e[kRniU32] = to_int<unsigned>(f, FE_TONEAREST);
     e[kRziU8] = to_int<unsigned char>(f, FE_TOWARDZERO);
-    const long long q = to_int<long long>(d, FE_TOWARDZERO);
+    const long long q = to_int<long long>(d, FE_TOWARDZERO, true);
     e[kRziS64lo] = (unsigned)q;
     e[kRziS64hi] = (unsigned)((unsigned long long)q >> 32);
-    e[kRpiS32d] = (unsigned)to_int<int>(d, FE_UPWARD);
+    e[kRpiS32d] = (unsigned)to_int<int>(d, FE_UPWARD, true);
     e[kRnF32] = bits(to_float(k, FE_TONEAREST));
     e[kRzF32] = bits(to_float(k, FE_TOWARDZERO));
     e[kRmF32] = bits(to_float(k, FE_DOWNWARD));

@@ -169,7 +169,10 @@ __device__ __forceinline__ auto __cass_shfl_down(T var, unsigned delta, int widt
 template <class T>
 __device__ __forceinline__ auto __cass_shfl_xor(T var, int lane_mask, int width = 32)
     -> decltype(__shfl_xor(var, lane_mask, width)) {
-    return __shfl_xor(var, lane_mask, width);
+    // CUDA reads only the mask's low 5 bits (shfl.bfly's b[4:0]): a mask of 32 returns the
+    // caller's own value. HIP's bounds check is one-sided (sources below the segment pass),
+    // so on a 64-lane wave the mask's bit 5 would reach the other logical warp.
+    return __shfl_xor(var, lane_mask & 31, width);
 }
 
 // The lanes of a mask run in lockstep on AMD, so a shuffle's mask selects nothing.
