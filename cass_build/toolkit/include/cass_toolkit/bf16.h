@@ -16,9 +16,13 @@
 #endif
 #if CASS_HIP_AT_LEAST(5, 7)
 #define __nv_bfloat162 __hip_bfloat162
+#else
+#define __nv_bfloat162 __cass_bf16_pair
 #endif
 #if CASS_HIP_AT_LEAST(5, 7)
 #define nv_bfloat162 __hip_bfloat162
+#else
+#define nv_bfloat162 __cass_bf16_pair
 #endif
 #if CASS_HIP_AT_LEAST(7, 0)
 #define __nv_bfloat16_raw __hip_bfloat16_raw
@@ -34,9 +38,18 @@
 #endif
 #if CASS_HIP_AT_LEAST(5, 7)
 #define make_bfloat162 __halves2bfloat162
+#else
+#define make_bfloat162 __cass_bf16_halves2bfloat162
 #endif
 #if CASS_HIP_AT_LEAST(7, 0)
 #define __floats2bfloat162_rn __hip_bfloat162
+#else
+#define __floats2bfloat162_rn __cass_bf16_floats2bfloat162_rn
+#endif
+#if CASS_HIP_AT_LEAST(7, 0)
+#define __float2bfloat162_rn __bfloat162bfloat162
+#else
+#define __float2bfloat162_rn __cass_bf16_float2bfloat162_rn
 #endif
 /* Constants */
 #if CASS_HIP_AT_LEAST(7, 0)

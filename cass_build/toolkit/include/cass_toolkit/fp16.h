@@ -3,6 +3,9 @@
 #ifndef CASS_TOOLKIT_MAP_FP16_H
 #define CASS_TOOLKIT_MAP_FP16_H
 #include "prelude.h"
+/* Comparison */
+#define __hmax2 __cass_fp16_hmax2
+#define __hmin2 __cass_fp16_hmin2
 /* Constants */
 #if CASS_HIP_AT_LEAST(7, 0)
 #define CUDART_INF_FP16 HIPRT_INF_FP16

@@ -125,6 +125,8 @@
 #define cudaLaunchCooperativeKernelMultiDevice hipLaunchCooperativeKernelMultiDevice
 #if CASS_HIP_AT_LEAST(5, 3)
 #define cudaLaunchHostFunc hipLaunchHostFunc
+#else
+#define cudaLaunchHostFunc __cass_rt_hipLaunchHostFunc
 #endif
 #define cudaLaunchKernel hipLaunchKernel
 #if CASS_HIP_AT_LEAST(7, 0)
