@@ -166,7 +166,7 @@ def mix(
                 one.text = decision.translated
         last = data.count(b"\n", 0, seg.end) + 1
         if not one.why and any(one.line <= n <= last for n in host_lines):
-            one.why = "host code sizes a launch for 32-lane warps [cass-host-warp-count]"
+            one.why = f"host code sizes a launch for 32-lane warps [{HOST_RULE}]"
         still = (constants - declared) & set(_words(one.text))
         if not one.why and still:
             names = ", ".join(sorted(n.decode("utf-8", "replace") for n in still))
