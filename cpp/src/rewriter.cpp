@@ -300,6 +300,12 @@ std::string Rewriter::render(int first, int last) const {
         prev_end = toks_[k].end;
         if (toks_[k].kind == TokenKind::Identifier) {
             const Entry* e = sym(k).entry;
+            // As Rewriter::apply renames it: warpSize is __cass_warp_size with logical warps.
+            if (e != nullptr && o_.logical_warps && !e->warp.empty() &&
+                (e->kind != Kind::Function || is_punct(next_sig(k), "("))) {
+                out += e->warp;
+                continue;
+            }
             if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
                 out += e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
                 continue;
