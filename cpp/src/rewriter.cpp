@@ -296,22 +296,23 @@ std::string Rewriter::render(int first, int last) const {
         // One line, without comments: the edit that replaces [first, last] keeps
         // those (see Rewriter::run), so they are not repeated here.
         if (!toks_[k].significant()) continue;
-        if (!out.empty() && toks_[k].begin != prev_end) out += ' ';
-        prev_end = toks_[k].end;
+        std::string_view piece = text(k);
         if (toks_[k].kind == TokenKind::Identifier) {
             const Entry* e = sym(k).entry;
-            // As Rewriter::apply renames it: warpSize is __cass_warp_size with logical warps.
             if (e != nullptr && o_.logical_warps && !e->warp.empty() &&
                 (e->kind != Kind::Function || is_punct(next_sig(k), "("))) {
-                out += e->warp;
-                continue;
-            }
-            if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
-                out += e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
-                continue;
+                piece = e->warp;  // as Rewriter::apply renames it: warpSize, __cass_warp_size
+            } else if (e != nullptr && e->status != Status::Unsupported &&
+                       e->kind != Kind::Namespace) {
+                piece = e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
             }
         }
-        out += text(k);
+        // An erased name (CUDART_CB) leaves a gap, so its neighbours stay apart
+        // ("<<CUDART_CB<" must not become "<<<").
+        if (piece.empty()) continue;
+        if (!out.empty() && toks_[k].begin != prev_end) out += ' ';
+        prev_end = toks_[k].end;
+        out += piece;
     }
     return out;
 }
