@@ -1065,6 +1065,12 @@ void Rewriter::report_device_only(const Entry& e, int i) {
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
+    // `#include CUDART_CB <x.h>`: erasing the name would leave a header name, which
+    // only the next translation would read (and rename) as one.
+    if (in_directive(i) && erased(i) &&
+        (directive_ == "include" || directive_ == "include_next" || directive_ == "import")) {
+        return;
+    }
     Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
