@@ -296,16 +296,23 @@ std::string Rewriter::render(int first, int last) const {
         // One line, without comments: the edit that replaces [first, last] keeps
         // those (see Rewriter::run), so they are not repeated here.
         if (!toks_[k].significant()) continue;
-        if (!out.empty() && toks_[k].begin != prev_end) out += ' ';
-        prev_end = toks_[k].end;
+        std::string_view piece = text(k);
         if (toks_[k].kind == TokenKind::Identifier) {
             const Entry* e = sym(k).entry;
-            if (e != nullptr && e->status != Status::Unsupported && e->kind != Kind::Namespace) {
-                out += e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
-                continue;
+            if (e != nullptr && o_.logical_warps && !e->warp.empty() &&
+                (e->kind != Kind::Function || is_punct(next_sig(k), "("))) {
+                piece = e->warp;  // as Rewriter::apply renames it: warpSize, __cass_warp_size
+            } else if (e != nullptr && e->status != Status::Unsupported &&
+                       e->kind != Kind::Namespace) {
+                piece = e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
             }
         }
-        out += text(k);
+        // An erased name (CUDART_CB) leaves a gap, so its neighbours stay apart
+        // ("<<CUDART_CB<" must not become "<<<").
+        if (piece.empty()) continue;
+        if (!out.empty() && toks_[k].begin != prev_end) out += ' ';
+        prev_end = toks_[k].end;
+        out += piece;
     }
     return out;
 }
@@ -321,6 +328,13 @@ void Rewriter::insert(std::uint32_t offset, std::string text) {
 }
 
 void Rewriter::rename(int first, int last, std::string_view stable) {
+    // Erasing code between two tokens that touch it would join them into other
+    // tokens ("<<CUDART_CB<" into "<<<"), read anew the next time: keep them apart.
+    if (stable.empty() && first > 0 && last + 1 < ntok_ && toks_[first - 1].significant() &&
+        toks_[last + 1].significant() && toks_[first - 1].end == toks_[first].begin &&
+        toks_[last + 1].begin == toks_[last].end) {
+        stable = " ";
+    }
     edits_.push_back(Edit{toks_[first].begin, toks_[last].end, stable});
     consume(first, last);
 }
@@ -472,7 +486,8 @@ std::string Rewriter::device_of_location(const Arg& a) const {
         if (brace >= 0 && match(brace) > 0 && call_args(brace).size() == 2) {
             return device_of_location(Arg{brace, match(brace)});
         }
-        return std::string(text(a.first)) + ".id";
+        // Rendered: a variable named after a CUDA name (cudaCpuDeviceId) is renamed too.
+        return render(a.first, a.first) + ".id";
     }
     for (int k = a.first; k <= a.last; ++k) {
         if (!is_punct(k, "{") || match(k) < 0) continue;
@@ -494,7 +509,7 @@ std::string Rewriter::device_of_location(const Arg& a) const {
         const std::string device = render(id.first, id.last);
         return device.find('\n') == std::string::npos ? device : std::string();
     }
-    if (a.first == a.last) return std::string(text(a.first)) + ".id";
+    if (a.first == a.last) return render(a.first, a.first) + ".id";
     if (!renders_alone(a.first, a.last)) return {};
     const std::string object = render(a.first, a.last);
     return object.find('\n') == std::string::npos ? "(" + object + ").id" : std::string();
@@ -659,7 +674,9 @@ bool Rewriter::steer_to_hip(int keyword) {
         if (e->rewrite == Rewrite::HipMacro) return false;  // it tests for HIP itself
         if (e->rewrite == Rewrite::VersionMacro && !in_defined_context(j)) version = true;
     }
-    if (!version || last < 0) return false;
+    // The ')' added at the end would close a '(' the condition leaves open (a cut-off
+    // line), pairing brackets differently when the output is translated again.
+    if (!version || last < 0 || !balanced(keyword, last + 1)) return false;
     if (!hip_branches_known_) find_hip_branches();
     if (!std::binary_search(hip_follows_.begin(), hip_follows_.end(), directive_hash_)) {
         return false;
@@ -937,11 +954,11 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
     const std::vector<Arg> args = call_args(open);
     if (!call_ok(i, open, args) || breaks_between(i, open)) return false;
     if (args.empty()) return false;
-    if (!renders_alone(next_sig(lt), prev_sig(gt))) return false;
-    const std::string type = render(next_sig(lt), prev_sig(gt));
-    if (type.find('\n') != std::string::npos) return false;
-    // `name<T>(` and `)` change; the arguments between stay, renamed by the walk.
-    replace(i, open, "[&] { " + type + " cass_texel_; " + e.hip + "(&cass_texel_, ");
+    // `name<`, `>(` and `)` change; the type and the arguments stay where they are,
+    // translated by the walk like any code (a CUDA name in the type included, which
+    // the next pass would otherwise see as a HIP name and decide on anew).
+    rename(i, lt, "[&] { ");
+    replace(gt, open, " cass_texel_; " + e.hip + "(&cass_texel_, ");
     rename(match(open), match(open), "); return cass_texel_; }()");
     return true;
 }
@@ -1048,6 +1065,12 @@ void Rewriter::report_device_only(const Entry& e, int i) {
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
+    // `#include CUDART_CB <x.h>`: erasing the name would leave a header name, which
+    // only the next translation would read (and rename) as one.
+    if (in_directive(i) && erased(i) &&
+        (directive_ == "include" || directive_ == "include_next" || directive_ == "import")) {
+        return;
+    }
     Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
@@ -1171,9 +1194,11 @@ int Rewriter::kernel_start(int last, bool* templated) const {
 void Rewriter::on_launch(int i) {
     const int close = match(i);
     if (close < 0) return;
-    const int paren = next_sig(close);
+    int paren = next_sig(close);
+    while (erased(paren)) paren = next_sig(paren);
     if (!is_punct(paren, "(") || match(paren) < 0) return;
-    const int last = prev_sig(i);
+    int last = prev_sig(i);
+    while (erased(last)) last = prev_sig(last);
     bool templated = false;
     const int start = last >= 0 ? kernel_start(last, &templated) : -1;
     const int first_config = next_sig(i);

@@ -145,6 +145,13 @@ public:
     [[nodiscard]] const Symbol& sym(int i) const {
         return syms_[static_cast<std::size_t>(toks_[i].link)];
     }
+    // A name the translation erases (CUDART_CB, empty on Linux): the code reads as
+    // if it were not there, so the constructs around it must too.
+    [[nodiscard]] bool erased(int i) const {
+        const Entry* e = i >= 0 ? entry(i) : nullptr;
+        return e != nullptr && e->hip.empty() && e->kind == Kind::Macro &&
+               e->status == Status::Supported && e->rewrite == Rewrite::None;
+    }
     // The table entry of an identifier token, or nullptr.
     [[nodiscard]] const Entry* entry(int i) const {
         return toks_[i].kind == TokenKind::Identifier ? sym(i).entry : nullptr;
