@@ -1,0 +1,2 @@
+i
+CUDA_CB#include CUDA_CB<cuda_runtime.h>
