@@ -41,6 +41,14 @@ OUT=$(cd "$OUT" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 
+# The device copies the working tree over a checkout of an older commit: name HEAD and
+# say when the files differ from it, rather than report HEAD alone.
+commit_of_tree() {
+    local head
+    head=$(git rev-parse "$@" HEAD 2>/dev/null) || { echo unknown; return; }
+    git diff --quiet HEAD -- 2>/dev/null && echo "$head" || echo "$head+changes"
+}
+
 START_ALL=$(date +%s)
 DEADLINE=${FUZZ_DEADLINE:-570}
 RUNS=${FUZZ_RUNS:-10000000}
@@ -279,7 +287,7 @@ done >"$REP/workers.log"
 {
     echo "# Fuzz campaign of the rule core on $WORKERS of $NCPU cores"
     echo
-    echo "Run: \`bash bench/device/fuzz_campaign.sh OUTDIR\` at $(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+    echo "Run: \`bash bench/device/fuzz_campaign.sh OUTDIR\` at $(commit_of_tree --short)" \
         "on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'); $NCPU CPUs, ${CPUS:+pinned to $CPUS, }nice $NICE" \
         "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
     echo
@@ -319,7 +327,7 @@ done >"$REP/workers.log"
 } >"$REP/fuzz.md"
 # The summary, for scripts: what fuzz.md says, as numbers (values passed in the
 # environment, so that no quoting of theirs can break the Python).
-FC_COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown) FC_HOST=$(hostname) \
+FC_COMMIT=$(commit_of_tree) FC_HOST=$(hostname) \
     FC_CPUS=$NCPU FC_PINNED=$CPUS FC_NICE=$NICE FC_ENGINE=$ENGINE FC_COMPILER=$COMPILER \
     FC_FLAGS=$FLAGS FC_SAN=${SAN:-none} FC_BUILD=$BUILD_SECONDS FC_SEEDS=$NSEEDS \
     FC_MAX_LEN=$MAX_LEN FC_WORKERS=$WORKERS FC_PER=$PER FC_LIMIT=$SECONDS_LIMIT FC_WALL=$WALL \
