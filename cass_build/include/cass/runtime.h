@@ -71,3 +71,15 @@ inline hipError_t __cass_rt_hipDeviceGetLimit(size_t* value, hipLimit_t limit) {
     return hipDeviceGetLimit(value, limit);
 }
 #endif
+
+// Memory types. HIP 6.0 added hipMemoryTypeUnregistered (CUDA's type for pageable host
+// memory); HIP 5's hipMemoryType uses each of its values (0 to 3), so the stand-in is an
+// int that equals none of them. Either way HIP's hipPointerGetAttributes returns
+// hipErrorInvalidValue for a pointer it does not know, as CUDA did before 11.0.
+#ifndef __cass_rt_hipMemoryTypeUnregistered
+#if HIP_VERSION_MAJOR >= 6
+constexpr hipMemoryType __cass_rt_hipMemoryTypeUnregistered = hipMemoryTypeUnregistered;
+#else
+constexpr int __cass_rt_hipMemoryTypeUnregistered = -1;
+#endif
+#endif
