@@ -90,6 +90,9 @@ def test_the_hint_names_the_mirror_that_builds(
     assert f"--mirror {mirror} " in hint, hint
     assert "fix the CUDA source" not in hint
     assert not (root / "m" / "src" / "reduce.hip").exists()
+    # The failure is cached with what the hint needs: the same inputs fail the same way.
+    again, err = cass("translate", "src/reduce.cu", "-o", "m/src/reduce.hip", *RULES)
+    assert again == 1 and hint in err.splitlines(), err
 
     # The command the hint gives translates the header too, and the output builds.
     out = ("-o", "m/src/reduce.hip")
