@@ -72,6 +72,37 @@ def test_launch_whose_kernel_spans_an_open_call_is_kept() -> None:
     assert cass_build.translate(t.text, options=Settings(launch_syntax="ggl")).text == t.text
 
 
+def test_erased_names_and_launches_never_make_or_break_a_directive() -> None:
+    # Erasing CUDA_CB would leave a '#' first on its line, or rename a directive;
+    # a launch in an #if is no code (GGL would put a '(' before __CUDA_ARCH__).
+    import cass_build
+    from cass_build.settings import Settings
+
+    source = (
+        "int i;\nCUDA_CB #include <cuda_runtime.h>\n#CUDA_CB include <cuda_runtime.h>\n"
+        "#if T __CUDA_ARCH__<<<g, b>>>()\n#endif\n#define L k<<<g, b>>>(x)\n"
+    )
+    options = Settings(launch_syntax="ggl")
+    t = cass_build.translate(source, options=options)
+    assert t.text == source.replace("k<<<g, b>>>(x)", "hipLaunchKernelGGL(k, g, b, 0, 0, x)")
+    assert (4, "cass-launch-syntax") in [(d.line, d.rule) for d in t.diagnostics]
+    assert cass_build.translate(t.text, options=options).text == t.text
+
+
+def test_asm_operand_drops_line_splices_and_keeps_the_line_break() -> None:
+    import cass_build
+
+    source = (
+        "__global__ void k() {\n"
+        '  asm volatile("atom.acq_rel.global.or.b32 %0,[1],2;" : "=r"("\\\n"));\n}\n'
+    )
+    t = cass_build.translate(source)
+    assert [d.rule for d in t.diagnostics] == ["cass-inline-ptx-translated"]
+    lines = t.text.split("\n")
+    assert len(lines) == len(source.split("\n"))
+    assert lines[1].endswith('("") = _ptx_0; }') and lines[2] == ""
+
+
 @pytest.fixture(scope="module")
 def fuzzer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fuzz target, its table and its dictionary, built once for this module."""

@@ -2155,6 +2155,9 @@ std::string Rewriter::translate_asm(int i, int open) {
             return cannot("an operand that needs a rewrite of its own");
         }
         o.expr = render(first, last);
+        // The statement becomes one line plus the line breaks it covers: a raw string
+        // over several lines would bring its own as well.
+        if (o.expr.find('\n') != std::string::npos) return cannot("an operand over several lines");
         if (o.constraint == 'n' && first == last && toks_[first].kind == TokenKind::Number) {
             const long long v = literal_value(text(first));
             o.known = v >= 0;

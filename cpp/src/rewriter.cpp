@@ -312,9 +312,30 @@ std::string Rewriter::render(int first, int last) const {
         if (piece.empty()) continue;
         if (!out.empty() && toks_[k].begin != prev_end) out += ' ';
         prev_end = toks_[k].end;
-        out += piece;
+        append_unspliced(out, piece);
     }
     return out;
+}
+
+// `piece` without its line splices (a backslash before a newline), which the
+// compiler removes before it reads tokens: one line, as render() promises; the
+// edit adds the line breaks it removes (Rewriter::kept). A raw string keeps
+// them, as the compiler does: its newlines are its own (render's callers refuse
+// a rendering that spans lines).
+void Rewriter::append_unspliced(std::string& out, std::string_view piece) {
+    const std::size_t quote = piece.find('"');
+    const bool raw = quote != std::string_view::npos && quote > 0 && piece[quote - 1] == 'R';
+    for (std::size_t p = 0; p < piece.size(); ++p) {
+        if (!raw && piece[p] == '\\') {
+            std::size_t q = p + 1;
+            if (q < piece.size() && piece[q] == '\r') ++q;
+            if (q < piece.size() && piece[q] == '\n') {
+                p = q;
+                continue;
+            }
+        }
+        out += piece[p];
+    }
 }
 
 void Rewriter::replace(int first, int last, std::string text) {
@@ -1067,6 +1088,27 @@ void Rewriter::report_device_only(const Entry& e, int i) {
              (e.note.empty() ? std::string() : ": " + e.note));
 }
 
+// `CUDA_CB #include <x.h>`: erasing the name (and the erased ones beside it) would
+// leave the '#' first on its line, a directive only the next translation would
+// read as one.
+bool Rewriter::erasing_leads_a_line_to_hash(int i) const {
+    const auto newline_between = [this](int a, int b) {
+        for (int k = a + 1; k < b; ++k) {
+            if (toks_[k].kind == TokenKind::Newline) return true;
+        }
+        return false;
+    };
+    int n = next_sig(i);
+    while (erased(n) && !newline_between(i, n)) n = next_sig(n);
+    if (n < 0 || toks_[n].kind != TokenKind::Punct || s_[toks_[n].begin] != '#' ||
+        (toks_[n].flags & kDirectiveHash) != 0 || newline_between(i, n)) {
+        return false;
+    }
+    int p = prev_sig(i);
+    while (erased(p) && !newline_between(p, i)) p = prev_sig(p);
+    return p < 0 || newline_between(p, i);
+}
+
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
@@ -1076,6 +1118,12 @@ void Rewriter::on_identifier(int i) {
         (directive_ == "include" || directive_ == "include_next" || directive_ == "import")) {
         return;
     }
+    // `#CUDA_CB if 0`: the directive's name is not a macro; erasing it would make it
+    // another directive.
+    if (in_directive(i) && prev_sig(i) >= 0 && (toks_[prev_sig(i)].flags & kDirectiveHash) != 0) {
+        return;
+    }
+    if (erased(i) && erasing_leads_a_line_to_hash(i)) return;
     Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
@@ -1213,6 +1261,14 @@ void Rewriter::on_launch(int i) {
              "cannot find the kernel of this launch; it was kept as <<<...>>>");
         return;
     }
+    // A launch is code only in a macro body; in `#if T __CUDA_ARCH__<<<g>>>()` the
+    // text GGL puts before the kernel would change how the condition reads next time.
+    if (in_directive(i) && directive_ != "define") {
+        diag(i, Severity::Warning, DiagId::LaunchSyntax,
+             "a launch in a preprocessor directive other than #define is not code; it was "
+             "kept as <<<...>>>");
+        return;
+    }
     const std::vector<Arg> config = call_args(i);
     const std::vector<Arg> call = call_args(paren);
     const auto empty = [](const Arg& a) { return a.first < 0; };
@@ -1225,6 +1281,9 @@ void Rewriter::on_launch(int i) {
         kernel_ok = toks_[k].kind != TokenKind::LaunchOpen &&
                     !(is_ident(k) && text(k) == "hipLaunchKernelGGL");
     }
+    // A kernel at the end of a directive line and a launch below it: the end of the
+    // directive lies between them, though no '#' does.
+    kernel_ok = kernel_ok && in_directive(start) == in_directive(i);
     if (!kernel_ok || breaks_between(start, match(paren)) || !balanced(i, close) ||
         !balanced(paren, match(paren)) || config.size() > 4 ||
         std::any_of(config.begin(), config.end(), empty) ||

@@ -152,6 +152,8 @@ public:
         return e != nullptr && e->hip.empty() && e->kind == Kind::Macro &&
                e->status == Status::Supported && e->rewrite == Rewrite::None;
     }
+    // Whether erasing name `i` would leave a '#' first on its line.
+    [[nodiscard]] bool erasing_leads_a_line_to_hash(int i) const;
     // The table entry of an identifier token, or nullptr.
     [[nodiscard]] const Entry* entry(int i) const {
         return toks_[i].kind == TokenKind::Identifier ? sym(i).entry : nullptr;
@@ -190,6 +192,7 @@ public:
     [[nodiscard]] std::string squeeze(int first, int last) const;  // text without blanks
     // Source text of [first, last] with table renames applied to identifiers.
     [[nodiscard]] std::string render(int first, int last) const;
+    static void append_unspliced(std::string& out, std::string_view piece);
 
     // --- output ---------------------------------------------------------------
     void replace(int first, int last, std::string text);  // tokens [first, last]

@@ -1,2 +1,0 @@
-i
-CUDA_CB#include CUDA_CB<cuda_runtime.h>
