@@ -41,6 +41,11 @@ std::string resolve_here(const std::string& here, const std::string& name);
 // "#include <hip/hip_runtime.h>\n#line 1\n" in front where it needs one.
 void implicit_runtime(std::string* hip);
 
+// tree_batch._with_warp_header: rules.warp_include on the output after its runtime
+// include (where implicit_runtime put one), i.e. the #include lines of the CASS headers
+// whose __cass_ operations the output calls, as strategies.RulesStrategy adds them.
+void warp_header(std::string* hip);
+
 // One output directory, opened once for all the files written into it.
 struct Directory {
     int fd = -1;       // O_PATH, or -1: its files go to Python

@@ -429,9 +429,17 @@ def _keep_unverified(
 
 def _write_outputs(result: Result, target: Path, inputs: frozenset[Path], write: _Writer) -> None:
     write(target, result.data, inputs)
-    stale = unverified_path(target)
-    if stale.exists() and stale.resolve() not in inputs:
-        stale.unlink()  # a failure kept it; this run's translation passed
+    # unverified_path(target) as a string: a tree checks thousands, and pathlib's
+    # with_name and exists cost more per file than the core's translation.
+    spelled = str(target)
+    cut = spelled.rfind("/") + 1
+    name = spelled[cut:]
+    dot = name.rfind(".")
+    stale = spelled[:cut] + (
+        f"{name[:dot]}.unverified{name[dot:]}" if 0 < dot < len(name) - 1 else name + ".unverified"
+    )
+    if os.path.exists(stale) and Path(stale).resolve() not in inputs:  # noqa: PTH110 (as above)
+        Path(stale).unlink()  # a failure kept it; this run's translation passed
     for header, data in result.headers.items():
         write(header, data, inputs)
 

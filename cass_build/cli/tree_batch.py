@@ -36,23 +36,6 @@ _Include = tuple[bytes, bool, str | None]
 '' (not beside the including file) or None (not looked for)."""
 
 
-_RUNTIME_PROLOGUE = b"#include <hip/hip_runtime.h>\n#line 1\n"
-_BOM = b"\xef\xbb\xbf"
-
-
-def _with_warp_header(text: bytes) -> bytes:
-    """The core's output (its runtime include already first) with ``<cass/warp.h>``'s
-    include where the pipeline puts it: after the runtime's (``strategies.RulesStrategy``)."""
-    if b"__cass_" not in text:
-        return text
-    from ..rules import warp_include
-
-    bom = _BOM if text.startswith(_BOM) else b""
-    body = text[len(bom) :]
-    head = _RUNTIME_PROLOGUE if body.startswith(_RUNTIME_PROLOGUE) else b""
-    return bom + head + warp_include(body[len(head) :])
-
-
 def lean(options: PipelineOptions, tree: bool) -> bool:
     """Whether a run with ``options`` can take the batch: a tree, nothing verified, no
     object, the rules' translation first (``translate_file`` would take it uncached)."""
@@ -136,7 +119,7 @@ class Batch:
         attempt = Attempt("rules", "unverified", "", (), seconds)
         return Result(
             path=str(source),
-            data=_with_warp_header(text),
+            data=text,  # with its runtime and CASS header includes (python/batch.cpp)
             strategy="rules",
             level="none",
             verified=False,
