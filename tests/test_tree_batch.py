@@ -233,3 +233,82 @@ def test_core_include_lines_are_the_patterns(tmp_path: Path, data: bytes) -> Non
     )  # fmt: skip
     want = [(q, True) if q else (a, False) for q, a in _directives(data)]
     assert [(name, quoted) for name, quoted, _ in item[6]] == want
+
+
+def _hostile_tree(root: Path) -> Path:
+    """_tree plus what the batch must also get right: a header with __cass_ operations
+    that sorts before its includer, a header outside the tree mirrored by --mirror, a
+    dangling symlink and a FIFO (entries that cannot be read, exit 2), diagnostics."""
+    src = _tree(root)
+    (src / "aa_warp.cuh").write_bytes(
+        b"__device__ float r(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    )
+    (src / "zz_user.cu").write_bytes(
+        b'#include "aa_warp.cuh"\n#include "ext.cuh"\n#include <cooperative_groups.h>\n' + KERNEL
+    )
+    (root / "inc").mkdir()
+    (root / "inc" / "ext.cuh").write_bytes(b"__device__ half h; cudaStream_t t;\n")
+    (src / "gone.cu").symlink_to("nowhere.cu")
+    os.mkfifo(src / "pipe.cu")  # reading it would block: the listing must refuse it
+    return src
+
+
+def _run_tree(root: Path, out: str, *, batch: bool, monkeypatch: pytest.MonkeyPatch) -> object:
+    import io
+    import json
+
+    from cass_build.cli import main
+    from cass_build.cli import tree_batch
+
+    if not batch:  # the per-file pipeline, as any run that verifies takes it
+        monkeypatch.setattr(tree_batch, "lean", lambda options, tree: False)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("CASS_CACHE_DIR", str(root / f"cache-{out}"))
+    err = io.StringIO()
+    argv = ["translate", "src", "--out-dir", out, "--verify", "none", "-j", "2"]
+    argv += ["-I", "inc", "--mirror", f"inc={out}-inc", "--report", f"{out}.json"]
+    code = main(argv, err=err)
+    monkeypatch.undo()
+    files = {}
+    for top in (root / out, root / f"{out}-inc"):
+        files.update({p.relative_to(top).as_posix(): p.read_bytes() for p in top.rglob("*")
+                      if p.is_file()})  # fmt: skip
+    report = json.loads((root / f"{out}.json").read_text())
+    for entry in report["files"]:
+        entry.pop("seconds", None)
+        for attempt in entry.get("attempts", []):
+            attempt.pop("seconds", None)
+    return code, err.getvalue().replace(out, "OUT"), files, report
+
+
+def test_batch_run_is_the_per_file_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The whole command, both ways on one tree: exit status, every message and the
+    # summary line (in path order), every output byte and the JSON report.
+    _hostile_tree(tmp_path)
+    got = _run_tree(tmp_path, "bulk", batch=True, monkeypatch=monkeypatch)
+    want = _run_tree(tmp_path, "single", batch=False, monkeypatch=monkeypatch)
+    assert got == want
+    code, err, files, _ = got
+    assert code == 2  # binary.cu, latin1.cu, the symlink and the FIFO
+    assert "cass: error: src/gone.cu: dangling symlink" in err
+    assert "src/unknown.cu:1:12: " in err and err.rstrip().splitlines()[-1].startswith("cass: ")
+    assert files["aa_warp.cuh"].startswith(b"#include <cass/warp.h>\n#line 1\n")
+    assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
+    assert "zz_user.hip" in files and "a.hip" in files and "sub/x.hip" in files
+
+
+def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:
+    # translate._plan spells each output as str(out_dir / rel) without the Path: the
+    # strings the core writes to must be those Paths' for any spelling of --out-dir.
+    import argparse
+
+    from cass_build.cli.translate import _plan
+
+    src = tmp_path / "src"
+    (src / "d").mkdir(parents=True)
+    (src / "d" / "k.cu").write_bytes(KERNEL)
+    (src / "h.cuh").write_bytes(KERNEL)
+    for out in (".", "./o", "o/", "o//p", str(tmp_path / "o"), "/"):
+        args = argparse.Namespace(inputs=[src], out_dir=Path(out), output=None)
+        pairs, tree = _plan(args)
+        assert tree and args.tree_targets == [str(t) for _, t in pairs], out

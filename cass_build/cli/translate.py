@@ -178,6 +178,10 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
         # Paths as the user spelled them, so diagnostics read like a compiler's.
         files, args.tree_problems = tree_sources(dirs[0], TREE_SUFFIXES)
         prefix = str(dirs[0]).rstrip("/") + "/"
+        # str() of each output Path, built as a string (the batch hands the core strings).
+        out = str(args.out_dir)
+        out = "" if out == "." else out if out.endswith("/") else out + "/"
+        args.tree_targets = []
         for path in files:
             spelled = str(path)
             if not spelled.startswith(prefix):  # e.g. a tree named "."
@@ -189,6 +193,7 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
             if name.endswith(".cu") and len(name) > 3:  # Path.suffix == ".cu"
                 rel = rel[:-3] + ".hip"
             pairs.append((path, args.out_dir / rel))
+            args.tree_targets.append(out + rel)
         return pairs, True
     if args.output is not None:
         if len(inputs) != 1:
@@ -301,7 +306,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     if lean(options, tree):  # the core reads, translates and writes the tree at once
         batch = Batch([p for p, _ in pairs], options, jobs)
         inputs = batch.inputs
-        batch.plan([t for _, t in pairs], inputs)
+        batch.plan([t for _, t in pairs], inputs, args.tree_targets)
         results: Iterable[Result | CassError] = batch.results
     else:
         from .parallel import ordered_map
