@@ -209,6 +209,46 @@ def test_core_runtime_include_is_implicit_runtimes(tmp_path: Path) -> None:
         assert item is not None and item[0] == want, path.read_bytes()
 
 
+SHFL = b"__device__ float r(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+WARP_CASES = [
+    SHFL,
+    b"\xef\xbb\xbf" + SHFL,
+    b"#include <hip/hip_runtime.h>\n" + SHFL,
+    b"#include <cooperative_groups.h>\n" + SHFL,
+    b'  #  include  "cass/warp.h"\n' + SHFL,
+    b"// cass/warp.h is named here, not included\n" + SHFL,
+    b"#include <cass/fp16.h>\n#include <cuda_fp16.h>\n__device__ half m(half a, half b) "
+    b"{ return __hmax(a, b); }\n" + SHFL,
+    b"int x__cass_y; /* __cass_ in a comment */\n" + KERNEL,
+    b"#include <cuda_bf16.h>\r\n__device__ float f(__nv_bfloat16 b) "
+    b"{ return __bfloat162float(b); }\r\n",
+]
+
+
+@pytest.mark.parametrize("hip", [(5, 2), (6, 2)])
+def test_core_warp_header_is_warp_includes(tmp_path: Path, hip: tuple[int, int]) -> None:
+    # python/batch.cpp's warp_header against rules.warp_include, as the pipeline adds it.
+    from cass_build.pipeline.strategies import RulesStrategy
+
+    settings = Settings(rename_cu_includes=True, hip_version=hip)
+    paths = []
+    for k, data in enumerate(WARP_CASES):
+        for suffix in (".cu", ".cuh"):
+            path = tmp_path / f"case{k}{suffix}"
+            path.write_bytes(data)
+            paths.append(path)
+    found = _core.translate_files(
+        [str(p) for p in paths], [p.suffix == ".cu" for p in paths], core_table(),
+        core_options(settings), 1 << 20, 2, Diagnostic, SEVERITIES,
+    )  # fmt: skip
+    added = 0
+    for path, item in zip(paths, found, strict=True):
+        want = RulesStrategy().translate(path, path.read_bytes(), settings).data
+        assert item is not None and item[0] == want, path.read_bytes()
+        added += b"#include <cass/" in want and b"#include <cass/" not in path.read_bytes()
+    assert added >= 8  # the cases do reach the headers
+
+
 INCLUDE_CASES = [
     b'#include "a.h"\n#include <b.h>\n',
     b'  #  include\t"c d.h"  \n\t#include<e/f.h>\n',
@@ -257,13 +297,15 @@ def _run_tree(root: Path, out: str, *, batch: bool, monkeypatch: pytest.MonkeyPa
     import io
     import json
 
-    from cass_build.cli import main
-    from cass_build.cli import tree_batch
+    from cass_build.cli import main, tree_batch
 
     if not batch:  # the per-file pipeline, as any run that verifies takes it
         monkeypatch.setattr(tree_batch, "lean", lambda options, tree: False)
     monkeypatch.chdir(root)
     monkeypatch.setenv("CASS_CACHE_DIR", str(root / f"cache-{out}"))
+    for stale in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
+        (root / out / stale).parent.mkdir(parents=True, exist_ok=True)
+        (root / out / stale).write_bytes(b"a failed check kept this; a pass removes it\n")
     err = io.StringIO()
     argv = ["translate", "src", "--out-dir", out, "--verify", "none", "-j", "2"]
     argv += ["-I", "inc", "--mirror", f"inc={out}-inc", "--report", f"{out}.json"]
@@ -295,6 +337,7 @@ def test_batch_run_is_the_per_file_run(tmp_path: Path, monkeypatch: pytest.Monke
     assert files["aa_warp.cuh"].startswith(b"#include <cass/warp.h>\n#line 1\n")
     assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
     assert "zz_user.hip" in files and "a.hip" in files and "sub/x.hip" in files
+    assert not [name for name in files if ".unverified" in name]  # the stale ones went
 
 
 def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:
