@@ -338,20 +338,42 @@ void warp_header(std::string* hip) {
     warp_include(hip, from);
 }
 
-std::string real_path(const std::string& path) {
-    struct stat st{};
-    if (lstat(path.c_str(), &st) != 0) return {};
-    if (S_ISLNK(st.st_mode)) return real(path);
+std::string RealDirs::get(const std::string& dir) {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = known_.find(dir);
+        if (it != known_.end()) return it->second;
+    }
+    std::string r = real(dir);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    known_.emplace(dir, r);
+    return r;
+}
+
+namespace {
+
+// real(path) for a path whose last part is no symlink (nor "." or ".."): its directory's
+// real path, joined with that part.
+std::string under_real_dir(const std::string& path, RealDirs* dirs) {
     const std::size_t slash = path.find_last_of('/');
     const std::string dir = slash == std::string::npos ? "."
                             : slash == 0               ? "/"
                                                        : path.substr(0, slash);
-    const std::string r = real(dir);
+    const std::string r = dirs != nullptr ? dirs->get(dir) : real(dir);
     if (r.empty()) return {};
     return (r == "/" ? "" : r) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
 }
 
-std::string resolve_here(const std::string& here, const std::string& name) {
+}  // namespace
+
+std::string real_path(const std::string& path, RealDirs* dirs) {
+    struct stat st{};
+    if (lstat(path.c_str(), &st) != 0) return {};
+    if (S_ISLNK(st.st_mode)) return real(path);
+    return under_real_dir(path, dirs);
+}
+
+std::string resolve_here(const std::string& here, const std::string& name, RealDirs* dirs) {
     // Path(here) / name drops a trailing '/' and "." parts and squeezes "//": names
     // with those are left to Python, as is anything realpath cannot answer.
     if (name.empty() || name.back() == '/' || name.find("//") != std::string::npos || name == "." ||
@@ -361,6 +383,19 @@ std::string resolve_here(const std::string& here, const std::string& name) {
     }
     const std::string candidate = name[0] == '/' ? name : here + "/" + name;
     struct stat st{};
+    const std::size_t slash = candidate.find_last_of('/');
+    const std::string_view last = std::string_view(candidate).substr(slash + 1);
+    if (dirs != nullptr && last != "..") {
+        if (lstat(candidate.c_str(), &st) != 0) {
+            // No entry at all: stat() would say the same.
+            return errno == ENOENT || errno == ENOTDIR ? "" : "?";
+        }
+        if (S_ISREG(st.st_mode)) {
+            // A plain file, no symlink: realpath() would only resolve its directory.
+            const std::string r = under_real_dir(candidate, dirs);
+            return r.empty() ? "?" : r;
+        }
+    }
     if (stat(candidate.c_str(), &st) != 0) return errno == ENOENT || errno == ENOTDIR ? "" : "?";
     if (!S_ISREG(st.st_mode)) return "";
     const std::string r = real(candidate);

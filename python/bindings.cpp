@@ -289,6 +289,7 @@ py::list translate_files(const py::list& paths, const std::vector<bool>& runtime
         jobs[i].path = fs_bytes(paths[i]);
         jobs[i].runtime = runtime[i];
     }
+    cass_batch::RealDirs real_dirs;
     {
         py::gil_scoped_release release;
         parallel(n, threads, [&](std::size_t i, cass::Workspace& workspace) {
@@ -306,13 +307,13 @@ py::list translate_files(const py::list& paths, const std::vector<bool>& runtime
             });
             try {
                 job.includes = cass_batch::include_directives(src);
-                job.real = cass_batch::real_path(job.path);
+                job.real = cass_batch::real_path(job.path, &real_dirs);
                 const std::size_t slash = job.real.find_last_of('/');
                 const std::string here =
                     slash == std::string::npos ? "" : job.real.substr(0, slash == 0 ? 1 : slash);
                 for (const auto& [name, quoted] : job.includes) {
                     job.resolved.push_back(quoted && !here.empty()
-                                               ? cass_batch::resolve_here(here, name)
+                                               ? cass_batch::resolve_here(here, name, &real_dirs)
                                                : std::string("?"));
                 }
                 std::string& out = job.text;

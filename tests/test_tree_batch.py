@@ -37,6 +37,14 @@ def _tree(root: Path) -> Path:
     (src / "binary.cu").write_bytes(b"\x7fELF\0\0")
     (src / "api.cpp").write_bytes(b"#include <cuda.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
     (src / "unknown.cu").write_bytes(b"void g() { cudaNotAnApi(1); __shfl_down_sync(0, ); }\n")
+    # Includes through symlinks: a directory link and a file link (the core resolves
+    # only the directory of a plain file itself, and leaves links to realpath).
+    (src / "sub_link").symlink_to("sub", target_is_directory=True)
+    (src / "alias.cuh").symlink_to("common.cuh")
+    (src / "links.cu").write_bytes(
+        b'#include "sub_link/deep.h"\n#include "alias.cuh"\n#include "sub_link/../api.cpp"\n'
+        + KERNEL
+    )
     return src
 
 
