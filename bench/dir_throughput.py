@@ -46,8 +46,9 @@ sys.path.insert(0, str(HERE))
 from corpus_gen import generate_corpus  # noqa: E402
 
 
-def _package_copy(dest: Path, revision: str | None) -> Path:
-    """The package's Python files (from ``revision``, or this checkout) plus the core."""
+def _package_copy(dest: Path, revision: str | None, core: Path | None = None) -> Path:
+    """The package's Python files (from ``revision``, or this checkout) plus the core
+    (``core``, a built ``_core`` module, or this checkout's)."""
     dest.mkdir(parents=True)
     if revision is None:
         shutil.copytree(
@@ -66,7 +67,8 @@ def _package_copy(dest: Path, revision: str | None) -> Path:
     spec = importlib.util.find_spec("cass_build._core")
     if spec is None or spec.origin is None:
         sys.exit("dir_throughput: cass_build._core is not built (pip install -e .)")
-    shutil.copy2(spec.origin, dest / "cass_build" / Path(spec.origin).name)
+    origin = core if core is not None else Path(spec.origin)
+    shutil.copy2(origin, dest / "cass_build" / origin.name)
     # Byte-compiled, as pip installs a package: otherwise, with PYTHONDONTWRITEBYTECODE
     # set (as on the shared machine), every run compiles every module it imports again.
     subprocess.run(
@@ -169,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cass -j")
     parser.add_argument("--baseline", default="main", help="git revision of the baseline")
+    parser.add_argument(
+        "--baseline-core",
+        type=Path,
+        default=None,
+        help="the baseline's own built _core module (e.g. from a wheel of --baseline); "
+        "default: this checkout's, so that only the Python side is compared",
+    )
     parser.add_argument("--work", type=Path, default=None, help="scratch (default /dev/shm)")
     parser.add_argument("--out", type=Path, default=HERE / "reports")
     args = parser.parse_args(argv)
@@ -181,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         tree = work / "tree" / "src"
         packages = {
-            "baseline": _package_copy(work / "baseline", args.baseline),
+            "baseline": _package_copy(work / "baseline", args.baseline, args.baseline_core),
             "current": _package_copy(work / "current", None),
         }
         times: dict[str, dict[str, list[float]]] = {k: {} for k in packages}
@@ -199,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         core_seconds = _core_alone(info.files)
         batch_wall, batch_cpu = _core_batch(info.files, args.jobs)
 
+    own_core = args.baseline_core is not None
     core_changed = bool(
         subprocess.run(
             ["git", "diff", "--quiet", args.baseline, "--", "cpp", "python"], cwd=ROOT
@@ -223,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         "work": str(base or tempfile.gettempdir()),
         "baseline": args.baseline,
         "core_differs_from_baseline": core_changed,
+        "baseline_core": str(args.baseline_core) if own_core else None,
         "outputs_identical": same,
         "results": rows,
         "raw_seconds": times,
@@ -242,10 +253,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.seed}, 2-9 KiB files), in {doc['work']}. `-j {args.jobs}` on "
         f"{os.cpu_count()} CPUs; load average at the end {doc['load_average'][0]:.2f} "
         "(the machine is shared). Median of "
-        f"{args.reps} alternating repetitions. Baseline: `{args.baseline}`'s Python sources; "
-        "both use this checkout's C++ core "
-        f"({'which differs from' if core_changed else 'the same as'} the baseline's). "
-        f"Outputs of the two byte-identical: {'yes' if same else 'NO'}.",
+        f"{args.reps} alternating repetitions. "
+        + (
+            f"Baseline: `{args.baseline}`'s Python sources with its own C++ core "
+            f"(`{args.baseline_core}`, built from it), so the ratio is the whole change. "
+            if own_core
+            else f"Baseline: `{args.baseline}`'s Python sources; both use this checkout's C++ "
+            f"core ({'which differs from' if core_changed else 'the same as'} the baseline's). "
+        )
+        + f"Outputs of the two byte-identical: {'yes' if same else 'NO'}.",
         "",
         "MB/s of CPU is the bytes over the CPU seconds the run used, summed over its processes:",
         "less sensitive than the wall clock to the other jobs on the machine.",
