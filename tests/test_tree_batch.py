@@ -363,3 +363,42 @@ def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:
         args = argparse.Namespace(inputs=[src], out_dir=Path(out), output=None)
         pairs, tree = _plan(args)
         assert tree and args.tree_targets == [str(t) for _, t in pairs], out
+
+
+def test_cass_include_scan_is_the_patterns() -> None:
+    # rules._cass_includes (the pattern tried where a line names cass/) finds what the
+    # line-anchored pattern finds anywhere, on random lines of include-like pieces.
+    from cass_build.rules import _CASS_INCLUDE, _cass_includes
+
+    rng = random.Random(16)
+    pieces = [
+        b"#",
+        b" ",
+        b"\t",
+        b"include",
+        b"<",
+        b'"',
+        b">",
+        b"cass/",
+        b"warp",
+        b"fp16",
+        b"cooperative_groups",
+        b"runtime",
+        b"bf16",
+        b".h",
+        b"\n",
+        b"\r\n",
+        b"x",
+        b"#include <cass/",
+        b' # include "cass/',
+        b"warp.h>",
+        b'fp16.h"',
+        b"bf16.h>\n",
+    ]
+    found = 0
+    for _ in range(3000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        want = {m.group(1) for m in _CASS_INCLUDE.finditer(text)}
+        assert _cass_includes(text) == want, text
+        found += bool(want)
+    assert found > 100  # the pieces do make includes
