@@ -6,6 +6,11 @@ its own line below it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .pipeline.failures import UntranslatedHeader
+
 __all__ = [
     "CassError",
     "InputError",
@@ -89,6 +94,7 @@ class VerificationError(CassError):
         cached: bool = False,
         diagnosis: tuple[str, ...] = (),
         candidate: bytes | None = None,
+        untranslated: UntranslatedHeader | None = None,
     ) -> None:
         super().__init__(message, hint=hint)
         self.details = details
@@ -97,6 +103,9 @@ class VerificationError(CassError):
         """The failure was read from the cache: the same inputs failed before."""
         self.diagnosis = diagnosis
         self.candidate = candidate
+        self.untranslated = untranslated
+        """The first error is in a local header nothing translated (the hint names
+        ``--mirror``; the CLI, which knows the output path, fills in its OUT_ROOT)."""
 
 
 class ProcessError(ToolFailedError):

@@ -455,7 +455,8 @@ void bind_types(py::module_& m) {
     entry
         .def(py::init([](std::string cuda, std::string hip, std::string legacy, std::string note,
                          int kind, int status, int rewrite, int match, std::uint16_t family,
-                         std::int16_t arg, std::uint32_t since, std::string alt, std::string warp) {
+                         std::int16_t arg, std::uint32_t since, std::string alt, std::string warp,
+                         std::string legacy_note) {
                  cass::Entry e;
                  e.cuda = std::move(cuda);
                  e.hip = std::move(hip);
@@ -463,6 +464,7 @@ void bind_types(py::module_& m) {
                  e.note = std::move(note);
                  e.alt = std::move(alt);
                  e.warp = std::move(warp);
+                 e.legacy_note = std::move(legacy_note);
                  e.kind = static_cast<cass::Kind>(kind);
                  e.status = static_cast<cass::Status>(status);
                  e.rewrite = static_cast<cass::Rewrite>(rewrite);
@@ -477,13 +479,14 @@ void bind_types(py::module_& m) {
              py::arg("cuda"), py::arg("hip"), py::arg("legacy") = "", py::arg("note") = "",
              py::arg("kind") = 0, py::arg("status") = 0, py::arg("rewrite") = 0,
              py::arg("match") = 0, py::arg("family") = 0, py::arg("arg") = -1, py::arg("since") = 0,
-             py::arg("alt") = "", py::arg("warp") = "")
+             py::arg("alt") = "", py::arg("warp") = "", py::arg("legacy_note") = "")
         .def_readwrite("cuda", &cass::Entry::cuda)
         .def_readwrite("hip", &cass::Entry::hip)
         .def_readwrite("legacy", &cass::Entry::legacy)
         .def_readwrite("note", &cass::Entry::note)
         .def_readwrite("alt", &cass::Entry::alt)
         .def_readwrite("warp", &cass::Entry::warp)
+        .def_readwrite("legacy_note", &cass::Entry::legacy_note)
         .def_readwrite("family", &cass::Entry::family)
         .def_readwrite("arg", &cass::Entry::arg)
         .def_readwrite("since", &cass::Entry::since);

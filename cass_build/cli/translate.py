@@ -412,6 +412,7 @@ def _keep_unverified(
     """Write the best candidate beside ``target`` for a person to work on, and name it
     in the error. The build still fails: nothing is written at ``target`` itself."""
     from ..pipeline import write_if_changed
+    from ..pipeline.failures import mirror_hint
 
     if target is None or exc.candidate is None:
         return exc
@@ -421,14 +422,18 @@ def _keep_unverified(
     except CassError:
         return exc
     note = f"the best candidate, unverified, is in {kept}"
+    hint = exc.hint
+    if exc.untranslated is not None and (out_root := exc.untranslated.out_root(target)):
+        hint = f"{mirror_hint(exc.untranslated, out_root)}; or pass --allow-unverified"
     return VerificationError(
         str(exc),
-        hint=exc.hint,
+        hint=hint,
         details=(note, *exc.details),
         attempts=exc.attempts,
         cached=exc.cached,
         diagnosis=exc.diagnosis,
         candidate=exc.candidate,
+        untranslated=exc.untranslated,
     )
 
 

@@ -28,7 +28,7 @@ from ..rules.diagnostics import Diagnostic, rule
 from ..rules.stats import FamilyCount, Stats
 from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
-from .failures import missing_header
+from .failures import UntranslatedHeader, mirror_hint, missing_header, untranslated_header
 from .includes import local_dirs, local_includes
 from .strategies import NATIVE_HAZARDS, Candidate, Strategy, StrategyFailed, parse_chain
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
@@ -328,8 +328,13 @@ def _failure_entry(exc: VerificationError) -> dict[str, Any]:
             "attempts": list(exc.attempts),
             "diagnosis": list(exc.diagnosis),
             "candidate": _b64(exc.candidate),
+            "untranslated": _untranslated_entry(exc.untranslated),
         }
     }
+
+
+def _untranslated_entry(found: UntranslatedHeader | None) -> list[Any] | None:
+    return None if found is None else [str(found.header), str(found.root), found.depth]
 
 
 def _failure_from_entry(entry: dict[str, Any]) -> VerificationError:
@@ -341,7 +346,15 @@ def _failure_from_entry(entry: dict[str, Any]) -> VerificationError:
         cached=True,
         diagnosis=tuple(entry.get("diagnosis", ())),
         candidate=_unb64(entry.get("candidate")),
+        untranslated=_untranslated_from(entry.get("untranslated")),
     )
+
+
+def _untranslated_from(raw: list[Any] | None) -> UntranslatedHeader | None:
+    if not raw:
+        return None
+    header, root, depth = raw
+    return UntranslatedHeader(Path(header), Path(root), int(depth))
 
 
 @dataclass(frozen=True)
@@ -689,7 +702,10 @@ def _no_winner(job: _Job, turns: _Turns) -> Result:
         "fix the CUDA source at that line, try another --strategy, or pass "
         "--allow-unverified to keep the translation anyway"
     )
-    if missing := missing_header([m for a in failed for m in a.messages]):
+    untranslated = untranslated_header(first, src, [h for h in job.deps if h not in job.mirrored])
+    if untranslated is not None:
+        hint = f"{mirror_hint(untranslated)}; or pass --allow-unverified to keep it anyway"
+    elif missing := missing_header([m for a in failed for m in a.messages]):
         hint = f"{missing}; then build again, or {hint}"
     diagnosis: tuple[str, ...] = ()
     kept: bytes | None = None
@@ -705,6 +721,7 @@ def _no_winner(job: _Job, turns: _Turns) -> Result:
         attempts=tuple(a.as_dict() for a in attempts),
         diagnosis=diagnosis,
         candidate=kept,
+        untranslated=untranslated,
     )
 
 

@@ -40,8 +40,10 @@ def _core_rows(
         for r in family.rows:
             since = r.since[0] * 100 + r.since[1] if r.since else 0
             hip, legacy, rewrite, alt, note = r.hip, r.legacy, r.rewrite, r.alt, r.note
+            legacy_note = r.legacy_note
             if roc and r.roc:  # the hip* row's rewrite, gate and note are hip*'s
                 hip, legacy, rewrite, alt, note, since = r.roc, "", "", "", "", 0
+                legacy_note = ""
             rows.append(
                 (
                     r.cuda,
@@ -57,6 +59,7 @@ def _core_rows(
                     since,
                     alt,
                     r.warp,
+                    legacy_note,
                 )
             )
     return rows, [(f.name, list(f.prefixes)) for f in families]
@@ -108,6 +111,7 @@ _ENTRY_FIELDS = (
     "since",
     "alt",
     "warp",
+    "legacy_note",
 )
 
 

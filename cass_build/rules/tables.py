@@ -56,6 +56,7 @@ _ROW_KEYS = frozenset(
         "status",
         "since",
         "legacy",
+        "legacy_note",
         "rewrite",
         "arg",
         "note",
@@ -90,6 +91,9 @@ class Row:
     """The ROC library's own name (rocBLAS, rocSPARSE, rocRAND), emitted with ``--roc``."""
     warp: str = ""
     """``--warp cuda``: the name emitted instead (``<cass/warp.h>``, docs/warps.md)."""
+    legacy_note: str = ""
+    """What ``legacy`` does differently at run time: a ``cass-hip-version`` warning where
+    it is emitted (older HIP than ``since``)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,10 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
     if match not in MATCHES:
         msg = f"{where}: {cuda}: unknown match {match!r} (one of {', '.join(MATCHES)})"
         raise TableError(msg)
+    legacy_note = raw.get("legacy_note", "")
+    if legacy_note and not (raw.get("legacy") and raw.get("since")):
+        msg = f"{where}: {cuda}: 'legacy_note' needs 'legacy' and 'since'"
+        raise TableError(msg)
     since_text = raw.get("since")
     try:
         since = parse_version(since_text) if since_text else None
@@ -161,6 +169,7 @@ def _row(raw: dict[str, Any], *, family: str, section: str, kind: str, where: st
         alt=raw.get("alt", ""),
         roc=raw.get("roc", ""),
         warp=raw.get("warp", ""),
+        legacy_note=legacy_note,
     )
 
 

@@ -47,9 +47,15 @@ def render_family_markdown(family: Family) -> str:
         out.append(
             f"| `{_cell(row.cuda)}` | {'`' + _cell(row.hip) + '`' if row.hip else ''} | "
             f"{row.kind} | {_status(row)} | {_since(row)} | "
-            f"{'`' + _cell(row.legacy) + '`' if row.legacy else ''} | {_cell(row.note)} |"
+            f"{'`' + _cell(row.legacy) + '`' if row.legacy else ''} | {_cell(_note(row))} |"
         )
     return "\n".join(out) + "\n"
+
+
+def _note(row: Row) -> str:
+    """The row's note, and what its older-HIP form does differently (``legacy_note``)."""
+    older = f"Older HIP: {row.legacy_note}." if row.legacy_note else ""
+    return " ".join(n for n in (row.note, older) if n)
 
 
 def render_tables(fmt: str = "markdown", families: Sequence[str] | None = None) -> str:

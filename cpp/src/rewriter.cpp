@@ -814,6 +814,11 @@ void Rewriter::apply(const Entry& e, int i) {
     } else {
         count(e.family, true);
     }
+    if (legacy && !e.legacy_note.empty() && legacy_noted_.insert(&e).second) {
+        diag(i, Severity::Warning, DiagId::HipVersion,
+             "'" + std::string(w) + "' for HIP " + version_text(o_.hip_version) + ": " +
+                 e.legacy_note);
+    }
     if (e.status == Status::Deprecated) {
         diag(i, Severity::Warning, DiagId::DeprecatedApi,
              "'" + std::string(w) + "' is deprecated" + (e.note.empty() ? "" : ": " + e.note));

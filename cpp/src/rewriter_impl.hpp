@@ -320,6 +320,8 @@ public:
     int runtime_ = -1;                        // family index inline PTX is counted under
 
     std::unordered_set<const Entry*> noted_;
+    // Entries whose legacy_note was reported (once per file, like noted_).
+    std::unordered_set<const Entry*> legacy_noted_;
     std::unordered_set<std::string_view> once_;  // rules reported once per file
 
     // Preprocessor state of the directive being walked.

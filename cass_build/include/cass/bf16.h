@@ -8,7 +8,7 @@
 //
 // From HIP 5.7 hip_bf16.h has the pair type, but no release declares
 // __floats2bfloat162_rn or __float2bfloat162_rn, and before the HIP whose
-// __hip_bfloat16 converts from float (7.0 is the one bf16.toml relies on) they cannot
+// __hip_bfloat16 converts from float (6.2, bf16.toml says why) they cannot
 // be spelled as constructor calls: the two functions below pack through
 // __float22bfloat162_rn, which every hip_bf16.h has, on the host and the device.
 #pragma once

@@ -52,6 +52,8 @@ struct Entry {
     std::string note;    // behaviour difference, reported once per file
     std::string alt;     // ByArity: the HIP name for short calls
     std::string warp;    // Options::logical_warps: the <cass/warp.h> name emitted instead
+    // What `legacy` does differently at run time: a warning where it is emitted.
+    std::string legacy_note;
     Kind kind = Kind::Function;
     Status status = Status::Supported;
     Rewrite rewrite = Rewrite::None;

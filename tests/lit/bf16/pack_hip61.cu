@@ -1,7 +1,7 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 6.0
-// HIP 6.0's hip_bf16.h has the pair type, but its __hip_bfloat16 and __hip_bfloat162 are
-// plain structs, so floats are packed by <cass/bf16.h>'s function (through
-// __float22bfloat162_rn), not by constructor.
+// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 6.1
+// HIP 6.1's hip_bf16.h (the last before 6.2) has the pair type, but its __hip_bfloat16
+// and __hip_bfloat162 are plain structs, so floats are packed by <cass/bf16.h>'s
+// function (through __float22bfloat162_rn), not by constructor.
 // CHECK: #include <cass/bf16.h>
 #include <cuda_bf16.h>
 

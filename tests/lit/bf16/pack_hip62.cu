@@ -1,5 +1,5 @@
-// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 7.0
-// From HIP 7.0, __hip_bfloat16 converts from float, so two floats construct a
+// RUN: cass translate %s -o %t --strategy rules --verify none --hip-version 6.2
+// From HIP 6.2, __hip_bfloat16 converts from float, so two floats construct a
 // __hip_bfloat162 and one float feeds __bfloat162bfloat162: no error, one note each.
 // CHECK: #include <hip/hip_bf16.h>
 #include <cuda_bf16.h>
