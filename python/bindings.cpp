@@ -57,8 +57,8 @@ std::shared_ptr<cass::Table> table_from_rows(
     };
     for (const py::handle& row : rows) {
         PyObject* t = row.ptr();
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 13) {
-            throw py::type_error("a row is a 13-tuple in rules._ENTRY_FIELDS order");
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 14) {
+            throw py::type_error("a row is a 14-tuple in rules._ENTRY_FIELDS order");
         }
         cass::Entry e;
         e.cuda = text(t, 0);
@@ -74,6 +74,7 @@ std::shared_ptr<cass::Table> table_from_rows(
         e.since = static_cast<std::uint32_t>(number(t, 10));
         e.alt = text(t, 11);
         e.warp = text(t, 12);
+        e.legacy_note = text(t, 13);
         entries.push_back(std::move(e));
     }
     return make_table(std::move(entries), families);

@@ -402,3 +402,20 @@ def test_cass_include_scan_is_the_patterns() -> None:
         assert _cass_includes(text) == want, text
         found += bool(want)
     assert found > 100  # the pieces do make includes
+
+
+def test_table_from_rows_is_the_table_of_entries() -> None:
+    # Table.from_rows reads the cached rows in rules._ENTRY_FIELDS order, as Entry(*row)
+    # does: the two tables translate alike (at a HIP with legacy names and notes, too).
+    from cass_build.rules import _core_input
+
+    rows, families = _core_input(None, False)
+    by_rows = _core.Table.from_rows(rows, families)
+    by_entries = _core.Table([_core.Entry(*row) for row in rows], families)
+    assert len(by_rows) == len(by_entries) == len(rows)
+    source = b"".join(b"%s x%d;\n" % (row[0].encode(), k) for k, row in enumerate(rows[::7]))
+    for hip in ((5, 2), (6, 2)):
+        options = core_options(Settings(hip_version=hip))
+        assert _core.translate(source, by_rows, options) == _core.translate(
+            source, by_entries, options
+        )
