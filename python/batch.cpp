@@ -226,13 +226,22 @@ void implicit_runtime(std::string* hip) {
 
 namespace {
 
+// s.find(needle, from) through glibc's memmem: string_view::find looks for the first
+// byte and compares at each, and CUDA code is full of the '_' these needles start with.
+std::size_t find(std::string_view s, std::string_view needle, std::size_t from = 0) {
+    if (from > s.size()) return std::string_view::npos;
+    const void* at = memmem(s.data() + from, s.size() - from, needle.data(), needle.size());
+    return at == nullptr ? std::string_view::npos
+                         : static_cast<std::size_t>(static_cast<const char*>(at) - s.data());
+}
+
 bool is_word(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 // rules._names: whether `name` occurs in `s` starting a word (and ending one, if `whole`).
 bool names(std::string_view s, std::string_view name, bool whole) {
-    for (std::size_t at = s.find(name); at != std::string_view::npos; at = s.find(name, at + 1)) {
+    for (std::size_t at = find(s, name); at != std::string_view::npos; at = find(s, name, at + 1)) {
         const std::size_t end = at + name.size();
         if ((at == 0 || !is_word(s[at - 1])) && (!whole || end == s.size() || !is_word(s[end]))) {
             return true;
@@ -247,7 +256,8 @@ constexpr std::string_view kCompat[][2] = {
 // rules._warp_names: a word-starting __cass_ name that is none of the compat prefixes.
 bool warp_names(std::string_view s) {
     constexpr std::string_view kCass = "__cass_";
-    for (std::size_t at = s.find(kCass); at != std::string_view::npos; at = s.find(kCass, at + 1)) {
+    for (std::size_t at = find(s, kCass); at != std::string_view::npos;
+         at = find(s, kCass, at + 1)) {
         if (at != 0 && is_word(s[at - 1])) continue;
         bool compat = false;
         for (const auto& c : kCompat) compat = compat || starts(s.substr(at), c[1]);
@@ -262,7 +272,7 @@ std::vector<std::string_view> cass_includes(std::string_view s) {
     static constexpr std::string_view kNames[] = {"warp", "cooperative_groups", "fp16", "bf16",
                                                   "runtime"};
     std::vector<std::string_view> found;
-    for (std::size_t at = s.find("cass/"); at != std::string_view::npos;) {
+    for (std::size_t at = find(s, "cass/"); at != std::string_view::npos;) {
         const std::size_t nl = s.rfind('\n', at);
         std::size_t q = nl == std::string_view::npos ? 0 : nl + 1;
         while (q < s.size() && is_blank(s[q])) ++q;
@@ -288,7 +298,7 @@ std::vector<std::string_view> cass_includes(std::string_view s) {
         }
         const std::size_t end = s.find('\n', at);
         if (end == std::string_view::npos) break;
-        at = s.find("cass/", end);
+        at = find(s, "cass/", end);
     }
     return found;
 }
@@ -330,7 +340,7 @@ std::string real(const std::string& path) {
 }  // namespace
 
 void warp_header(std::string* hip) {
-    if (hip->find("__cass_") == std::string::npos) return;
+    if (find(*hip, "__cass_") == std::string_view::npos) return;
     static constexpr std::string_view kBom = "\xef\xbb\xbf";
     static constexpr std::string_view kPrologue = "#include <hip/hip_runtime.h>\n#line 1\n";
     std::size_t from = starts(*hip, kBom) ? kBom.size() : 0;
