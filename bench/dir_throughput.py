@@ -46,8 +46,9 @@ sys.path.insert(0, str(HERE))
 from corpus_gen import generate_corpus  # noqa: E402
 
 
-def _package_copy(dest: Path, revision: str | None) -> Path:
-    """The package's Python files (from ``revision``, or this checkout) plus the core."""
+def _package_copy(dest: Path, revision: str | None, core: Path | None = None) -> Path:
+    """The package's Python files (from ``revision``, or this checkout) plus the core
+    (``core``, a built ``_core`` module, or this checkout's)."""
     dest.mkdir(parents=True)
     if revision is None:
         shutil.copytree(
@@ -66,7 +67,15 @@ def _package_copy(dest: Path, revision: str | None) -> Path:
     spec = importlib.util.find_spec("cass_build._core")
     if spec is None or spec.origin is None:
         sys.exit("dir_throughput: cass_build._core is not built (pip install -e .)")
-    shutil.copy2(spec.origin, dest / "cass_build" / Path(spec.origin).name)
+    origin = core if core is not None else Path(spec.origin)
+    shutil.copy2(origin, dest / "cass_build" / origin.name)
+    # Byte-compiled, as pip installs a package: otherwise, with PYTHONDONTWRITEBYTECODE
+    # set (as on the shared machine), every run compiles every module it imports again.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(dest / "cass_build")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return dest
 
 
@@ -108,6 +117,27 @@ def _core_alone(files: list[Path]) -> float:
     return time.perf_counter() - start
 
 
+def _core_batch(files: list[Path], jobs: int) -> tuple[float, float]:
+    """Wall and CPU seconds of the core's batch call alone (read and translate every file,
+    on ``jobs`` threads, as the command does): the bound on the whole command."""
+    from cass_build import _core
+    from cass_build.rules import core_options, core_table
+    from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
+    from cass_build.settings import Settings
+
+    settings = Settings(rename_cu_includes=True)
+    names, runtime = [str(f) for f in files], [f.suffix == ".cu" for f in files]
+    table, options = core_table(), core_options(settings)
+    runs = []
+    for _ in range(3):
+        start, cpu = time.perf_counter(), time.process_time()
+        _core.translate_files(
+            names, runtime, table, options, settings.max_bytes, jobs, Diagnostic, SEVERITIES
+        )
+        runs.append((time.perf_counter() - start, time.process_time() - cpu))
+    return min(w for w, _ in runs), min(c for _, c in runs)
+
+
 def _startup(package: Path, work: Path, reps: int) -> dict[str, float]:
     """Median wall seconds of the interpreter alone and of ``cass --version``: the floor
     under any run of the command, whatever the tree."""
@@ -141,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cass -j")
     parser.add_argument("--baseline", default="main", help="git revision of the baseline")
+    parser.add_argument(
+        "--baseline-core",
+        type=Path,
+        default=None,
+        help="the baseline's own built _core module (e.g. from a wheel of --baseline); "
+        "default: this checkout's, so that only the Python side is compared",
+    )
     parser.add_argument("--work", type=Path, default=None, help="scratch (default /dev/shm)")
     parser.add_argument("--out", type=Path, default=HERE / "reports")
     args = parser.parse_args(argv)
@@ -153,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         tree = work / "tree" / "src"
         packages = {
-            "baseline": _package_copy(work / "baseline", args.baseline),
+            "baseline": _package_copy(work / "baseline", args.baseline, args.baseline_core),
             "current": _package_copy(work / "current", None),
         }
         times: dict[str, dict[str, list[float]]] = {k: {} for k in packages}
@@ -169,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         same = _same_tree(work / "out-baseline", work / "out-current")
         startup = _startup(packages["current"], work, max(5, args.reps))
         core_seconds = _core_alone(info.files)
+        batch_wall, batch_cpu = _core_batch(info.files, args.jobs)
 
+    own_core = args.baseline_core is not None
     core_changed = bool(
         subprocess.run(
             ["git", "diff", "--quiet", args.baseline, "--", "cpp", "python"], cwd=ROOT
@@ -194,11 +233,13 @@ def main(argv: list[str] | None = None) -> int:
         "work": str(base or tempfile.gettempdir()),
         "baseline": args.baseline,
         "core_differs_from_baseline": core_changed,
+        "baseline_core": str(args.baseline_core) if own_core else None,
         "outputs_identical": same,
         "results": rows,
         "raw_seconds": times,
         "ratio": ratio,
         "core_alone": {"seconds": core_seconds, "mb_s": info.bytes / 1e6 / core_seconds},
+        "core_batch": {"seconds": batch_wall, "cpu_seconds": batch_cpu, "jobs": args.jobs},
         "startup_seconds": startup,
     }
     args.out.mkdir(parents=True, exist_ok=True)
@@ -212,10 +253,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.seed}, 2-9 KiB files), in {doc['work']}. `-j {args.jobs}` on "
         f"{os.cpu_count()} CPUs; load average at the end {doc['load_average'][0]:.2f} "
         "(the machine is shared). Median of "
-        f"{args.reps} alternating repetitions. Baseline: `{args.baseline}`'s Python sources; "
-        "both use this checkout's C++ core "
-        f"({'which differs from' if core_changed else 'the same as'} the baseline's). "
-        f"Outputs of the two byte-identical: {'yes' if same else 'NO'}.",
+        f"{args.reps} alternating repetitions. "
+        + (
+            f"Baseline: `{args.baseline}`'s Python sources with its own C++ core "
+            f"(`{args.baseline_core}`, built from it), so the ratio is the whole change. "
+            if own_core
+            else f"Baseline: `{args.baseline}`'s Python sources; both use this checkout's C++ "
+            f"core ({'which differs from' if core_changed else 'the same as'} the baseline's). "
+        )
+        + f"Outputs of the two byte-identical: {'yes' if same else 'NO'}.",
         "",
         "MB/s of CPU is the bytes over the CPU seconds the run used, summed over its processes:",
         "less sensitive than the wall clock to the other jobs on the machine.",
@@ -240,7 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     lines += [
         "",
         f"The C++ core alone on the same files, in one process on one thread: "
-        f"{core_seconds:.2f} s, {info.bytes / 1e6 / core_seconds:.0f} MB/s.",
+        f"{core_seconds:.2f} s, {info.bytes / 1e6 / core_seconds:.0f} MB/s. Its batch call "
+        f"(`_core.translate_files`: read and translate every file on {args.jobs} threads, as "
+        f"the command does; best of 3): {batch_wall:.2f} s wall, {mb / batch_wall:.0f} MB/s, "
+        f"and {batch_cpu:.2f} s of CPU, {mb / batch_cpu:.0f} MB/s: the bound on the command.",
         "",
         "What bounds it: the target is 100 MB/s. A cold run of the current code spends "
         f"{per_file:.0f} us of CPU per file, of which the core's translation is "

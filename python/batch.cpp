@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -225,6 +226,109 @@ void implicit_runtime(std::string* hip) {
 
 namespace {
 
+// s.find(needle, from) through glibc's memmem: string_view::find looks for the first
+// byte and compares at each, and CUDA code is full of the '_' these needles start with.
+std::size_t find(std::string_view s, std::string_view needle, std::size_t from = 0) {
+    if (from > s.size()) return std::string_view::npos;
+    const void* at = memmem(s.data() + from, s.size() - from, needle.data(), needle.size());
+    return at == nullptr ? std::string_view::npos
+                         : static_cast<std::size_t>(static_cast<const char*>(at) - s.data());
+}
+
+bool is_word(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// rules._names: whether `name` occurs in `s` starting a word (and ending one, if `whole`).
+bool names(std::string_view s, std::string_view name, bool whole) {
+    for (std::size_t at = find(s, name); at != std::string_view::npos; at = find(s, name, at + 1)) {
+        const std::size_t end = at + name.size();
+        if ((at == 0 || !is_word(s[at - 1])) && (!whole || end == s.size() || !is_word(s[end]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+constexpr std::string_view kCompat[][2] = {
+    {"fp16", "__cass_fp16_"}, {"bf16", "__cass_bf16_"}, {"runtime", "__cass_rt_"}};
+
+// rules._warp_names: a word-starting __cass_ name that is none of the compat prefixes.
+bool warp_names(std::string_view s) {
+    constexpr std::string_view kCass = "__cass_";
+    for (std::size_t at = find(s, kCass); at != std::string_view::npos;
+         at = find(s, kCass, at + 1)) {
+        if (at != 0 && is_word(s[at - 1])) continue;
+        bool compat = false;
+        for (const auto& c : kCompat) compat = compat || starts(s.substr(at), c[1]);
+        if (!compat) return true;
+    }
+    return false;
+}
+
+// rules._cass_includes: the headers of every line matching
+// ^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups|fp16|bf16|runtime)\.h[>"]
+std::vector<std::string_view> cass_includes(std::string_view s) {
+    static constexpr std::string_view kNames[] = {"warp", "cooperative_groups", "fp16", "bf16",
+                                                  "runtime"};
+    std::vector<std::string_view> found;
+    for (std::size_t at = find(s, "cass/"); at != std::string_view::npos;) {
+        const std::size_t nl = s.rfind('\n', at);
+        std::size_t q = nl == std::string_view::npos ? 0 : nl + 1;
+        while (q < s.size() && is_blank(s[q])) ++q;
+        if (q < s.size() && s[q] == '#') {
+            ++q;
+            while (q < s.size() && is_blank(s[q])) ++q;
+            if (starts(s.substr(q), "include")) {
+                q += 7;
+                while (q < s.size() && is_blank(s[q])) ++q;
+                if (q < s.size() && (s[q] == '<' || s[q] == '"') &&
+                    starts(s.substr(q + 1), "cass/")) {
+                    const std::string_view rest = s.substr(q + 6);
+                    for (const std::string_view name : kNames) {
+                        if (starts(rest, name) && starts(rest.substr(name.size()), ".h") &&
+                            rest.size() > name.size() + 2 &&
+                            (rest[name.size() + 2] == '>' || rest[name.size() + 2] == '"')) {
+                            found.push_back(name);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        const std::size_t end = s.find('\n', at);
+        if (end == std::string_view::npos) break;
+        at = find(s, "cass/", end);
+    }
+    return found;
+}
+
+// rules.warp_include on s.substr(from), in place.
+void warp_include(std::string* hip, std::size_t from) {
+    const std::string_view s = std::string_view(*hip).substr(from);
+    if (!names(s, "__cass_", false)) return;
+    const std::vector<std::string_view> included = cass_includes(s);
+    const auto has = [&](std::string_view h) {
+        return std::find(included.begin(), included.end(), h) != included.end();
+    };
+    std::vector<std::string_view> headers;
+    if (warp_names(s)) {
+        const std::string_view header = names(s, "__cass_cg", true) ? "cooperative_groups" : "warp";
+        if (!has("cooperative_groups") && !has(header)) headers.push_back(header);
+    }
+    for (const auto& c : kCompat) {
+        if (!has(c[0]) && names(s, c[1], false)) headers.push_back(c[0]);
+    }
+    if (headers.empty()) return;
+    static constexpr std::string_view kBom = "\xef\xbb\xbf";
+    std::string lines;
+    for (const std::string_view h : headers) {
+        lines.append("#include <cass/").append(h).append(".h>\n");
+    }
+    lines.append("#line 1\n");
+    hip->insert(from + (starts(s, kBom) ? kBom.size() : 0), lines);
+}
+
 std::string real(const std::string& path) {
     char* r = ::realpath(path.c_str(), nullptr);
     if (r == nullptr) return {};
@@ -235,20 +339,51 @@ std::string real(const std::string& path) {
 
 }  // namespace
 
-std::string real_path(const std::string& path) {
-    struct stat st{};
-    if (lstat(path.c_str(), &st) != 0) return {};
-    if (S_ISLNK(st.st_mode)) return real(path);
+void warp_header(std::string* hip) {
+    if (find(*hip, "__cass_") == std::string_view::npos) return;
+    static constexpr std::string_view kBom = "\xef\xbb\xbf";
+    static constexpr std::string_view kPrologue = "#include <hip/hip_runtime.h>\n#line 1\n";
+    std::size_t from = starts(*hip, kBom) ? kBom.size() : 0;
+    if (starts(std::string_view(*hip).substr(from), kPrologue)) from += kPrologue.size();
+    warp_include(hip, from);
+}
+
+std::string RealDirs::get(const std::string& dir) {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = known_.find(dir);
+        if (it != known_.end()) return it->second;
+    }
+    std::string r = real(dir);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    known_.emplace(dir, r);
+    return r;
+}
+
+namespace {
+
+// real(path) for a path whose last part is no symlink (nor "." or ".."): its directory's
+// real path, joined with that part.
+std::string under_real_dir(const std::string& path, RealDirs* dirs) {
     const std::size_t slash = path.find_last_of('/');
     const std::string dir = slash == std::string::npos ? "."
                             : slash == 0               ? "/"
                                                        : path.substr(0, slash);
-    const std::string r = real(dir);
+    const std::string r = dirs != nullptr ? dirs->get(dir) : real(dir);
     if (r.empty()) return {};
     return (r == "/" ? "" : r) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
 }
 
-std::string resolve_here(const std::string& here, const std::string& name) {
+}  // namespace
+
+std::string real_path(const std::string& path, RealDirs* dirs) {
+    struct stat st{};
+    if (lstat(path.c_str(), &st) != 0) return {};
+    if (S_ISLNK(st.st_mode)) return real(path);
+    return under_real_dir(path, dirs);
+}
+
+std::string resolve_here(const std::string& here, const std::string& name, RealDirs* dirs) {
     // Path(here) / name drops a trailing '/' and "." parts and squeezes "//": names
     // with those are left to Python, as is anything realpath cannot answer.
     if (name.empty() || name.back() == '/' || name.find("//") != std::string::npos || name == "." ||
@@ -258,6 +393,19 @@ std::string resolve_here(const std::string& here, const std::string& name) {
     }
     const std::string candidate = name[0] == '/' ? name : here + "/" + name;
     struct stat st{};
+    const std::size_t slash = candidate.find_last_of('/');
+    const std::string_view last = std::string_view(candidate).substr(slash + 1);
+    if (dirs != nullptr && last != "..") {
+        if (lstat(candidate.c_str(), &st) != 0) {
+            // No entry at all: stat() would say the same.
+            return errno == ENOENT || errno == ENOTDIR ? "" : "?";
+        }
+        if (S_ISREG(st.st_mode)) {
+            // A plain file, no symlink: realpath() would only resolve its directory.
+            const std::string r = under_real_dir(candidate, dirs);
+            return r.empty() ? "?" : r;
+        }
+    }
     if (stat(candidate.c_str(), &st) != 0) return errno == ENOENT || errno == ENOTDIR ? "" : "?";
     if (!S_ISREG(st.st_mode)) return "";
     const std::string r = real(candidate);

@@ -10,8 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,15 +33,32 @@ std::vector<std::pair<std::string, bool>> include_directives(std::string_view te
 
 // chain.real_path: the file's real directory joined with its name, or the file's
 // real path when it is a symlink; "" when that cannot be told (Python then asks).
-std::string real_path(const std::string& path);
+struct RealDirs;
+std::string real_path(const std::string& path, RealDirs* dirs = nullptr);
 
 // includes._resolve for a quoted name in the directory `here` alone: the real path of
 // here/name when that is a file, "" when it is not, "?" when Python must decide.
-std::string resolve_here(const std::string& here, const std::string& name);
+std::string resolve_here(const std::string& here, const std::string& name,
+                         RealDirs* dirs = nullptr);
+
+// The real paths of directories, looked up once per batch for all its threads: a
+// tree's files share a few directories, and realpath() costs a readlink per component.
+struct RealDirs {
+    std::string get(const std::string& dir);  // realpath(dir), "" when it fails
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::string> known_;
+};
 
 // cass_build.pipeline.strategies.implicit_runtime for a .cu file: the output with
 // "#include <hip/hip_runtime.h>\n#line 1\n" in front where it needs one.
 void implicit_runtime(std::string* hip);
+
+// tree_batch._with_warp_header: rules.warp_include on the output after its runtime
+// include (where implicit_runtime put one), i.e. the #include lines of the CASS headers
+// whose __cass_ operations the output calls, as strategies.RulesStrategy adds them.
+void warp_header(std::string* hip);
 
 // One output directory, opened once for all the files written into it.
 struct Directory {

@@ -37,6 +37,14 @@ def _tree(root: Path) -> Path:
     (src / "binary.cu").write_bytes(b"\x7fELF\0\0")
     (src / "api.cpp").write_bytes(b"#include <cuda.h>\nvoid f() { cudaDeviceSynchronize(); }\n")
     (src / "unknown.cu").write_bytes(b"void g() { cudaNotAnApi(1); __shfl_down_sync(0, ); }\n")
+    # Includes through symlinks: a directory link and a file link (the core resolves
+    # only the directory of a plain file itself, and leaves links to realpath).
+    (src / "sub_link").symlink_to("sub", target_is_directory=True)
+    (src / "alias.cuh").symlink_to("common.cuh")
+    (src / "links.cu").write_bytes(
+        b'#include "sub_link/deep.h"\n#include "alias.cuh"\n#include "sub_link/../api.cpp"\n'
+        + KERNEL
+    )
     return src
 
 
@@ -209,6 +217,46 @@ def test_core_runtime_include_is_implicit_runtimes(tmp_path: Path) -> None:
         assert item is not None and item[0] == want, path.read_bytes()
 
 
+SHFL = b"__device__ float r(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+WARP_CASES = [
+    SHFL,
+    b"\xef\xbb\xbf" + SHFL,
+    b"#include <hip/hip_runtime.h>\n" + SHFL,
+    b"#include <cooperative_groups.h>\n" + SHFL,
+    b'  #  include  "cass/warp.h"\n' + SHFL,
+    b"// cass/warp.h is named here, not included\n" + SHFL,
+    b"#include <cass/fp16.h>\n#include <cuda_fp16.h>\n__device__ half m(half a, half b) "
+    b"{ return __hmax(a, b); }\n" + SHFL,
+    b"int x__cass_y; /* __cass_ in a comment */\n" + KERNEL,
+    b"#include <cuda_bf16.h>\r\n__device__ float f(__nv_bfloat16 b) "
+    b"{ return __bfloat162float(b); }\r\n",
+]
+
+
+@pytest.mark.parametrize("hip", [(5, 2), (6, 2)])
+def test_core_warp_header_is_warp_includes(tmp_path: Path, hip: tuple[int, int]) -> None:
+    # python/batch.cpp's warp_header against rules.warp_include, as the pipeline adds it.
+    from cass_build.pipeline.strategies import RulesStrategy
+
+    settings = Settings(rename_cu_includes=True, hip_version=hip)
+    paths = []
+    for k, data in enumerate(WARP_CASES):
+        for suffix in (".cu", ".cuh"):
+            path = tmp_path / f"case{k}{suffix}"
+            path.write_bytes(data)
+            paths.append(path)
+    found = _core.translate_files(
+        [str(p) for p in paths], [p.suffix == ".cu" for p in paths], core_table(),
+        core_options(settings), 1 << 20, 2, Diagnostic, SEVERITIES,
+    )  # fmt: skip
+    added = 0
+    for path, item in zip(paths, found, strict=True):
+        want = RulesStrategy().translate(path, path.read_bytes(), settings).data
+        assert item is not None and item[0] == want, path.read_bytes()
+        added += b"#include <cass/" in want and b"#include <cass/" not in path.read_bytes()
+    assert added >= 8  # the cases do reach the headers
+
+
 INCLUDE_CASES = [
     b'#include "a.h"\n#include <b.h>\n',
     b'  #  include\t"c d.h"  \n\t#include<e/f.h>\n',
@@ -233,3 +281,141 @@ def test_core_include_lines_are_the_patterns(tmp_path: Path, data: bytes) -> Non
     )  # fmt: skip
     want = [(q, True) if q else (a, False) for q, a in _directives(data)]
     assert [(name, quoted) for name, quoted, _ in item[6]] == want
+
+
+def _hostile_tree(root: Path) -> Path:
+    """_tree plus what the batch must also get right: a header with __cass_ operations
+    that sorts before its includer, a header outside the tree mirrored by --mirror, a
+    dangling symlink and a FIFO (entries that cannot be read, exit 2), diagnostics."""
+    src = _tree(root)
+    (src / "aa_warp.cuh").write_bytes(
+        b"__device__ float r(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    )
+    (src / "zz_user.cu").write_bytes(
+        b'#include "aa_warp.cuh"\n#include "ext.cuh"\n#include <cooperative_groups.h>\n' + KERNEL
+    )
+    (root / "inc").mkdir()
+    (root / "inc" / "ext.cuh").write_bytes(b"__device__ half h; cudaStream_t t;\n")
+    (src / "gone.cu").symlink_to("nowhere.cu")
+    os.mkfifo(src / "pipe.cu")  # reading it would block: the listing must refuse it
+    return src
+
+
+def _run_tree(root: Path, out: str, *, batch: bool, monkeypatch: pytest.MonkeyPatch) -> object:
+    import io
+    import json
+
+    from cass_build.cli import main, tree_batch
+
+    if not batch:  # the per-file pipeline, as any run that verifies takes it
+        monkeypatch.setattr(tree_batch, "lean", lambda options, tree: False)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("CASS_CACHE_DIR", str(root / f"cache-{out}"))
+    for stale in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
+        (root / out / stale).parent.mkdir(parents=True, exist_ok=True)
+        (root / out / stale).write_bytes(b"a failed check kept this; a pass removes it\n")
+    err = io.StringIO()
+    argv = ["translate", "src", "--out-dir", out, "--verify", "none", "-j", "2"]
+    argv += ["-I", "inc", "--mirror", f"inc={out}-inc", "--report", f"{out}.json"]
+    code = main(argv, err=err)
+    monkeypatch.undo()
+    files = {}
+    for top in (root / out, root / f"{out}-inc"):
+        files.update({p.relative_to(top).as_posix(): p.read_bytes() for p in top.rglob("*")
+                      if p.is_file()})  # fmt: skip
+    report = json.loads((root / f"{out}.json").read_text())
+    for entry in report["files"]:
+        entry.pop("seconds", None)
+        for attempt in entry.get("attempts", []):
+            attempt.pop("seconds", None)
+    return code, err.getvalue().replace(out, "OUT"), files, report
+
+
+def test_batch_run_is_the_per_file_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The whole command, both ways on one tree: exit status, every message and the
+    # summary line (in path order), every output byte and the JSON report.
+    _hostile_tree(tmp_path)
+    got = _run_tree(tmp_path, "bulk", batch=True, monkeypatch=monkeypatch)
+    want = _run_tree(tmp_path, "single", batch=False, monkeypatch=monkeypatch)
+    assert got == want
+    code, err, files, _ = got
+    assert code == 2  # binary.cu, latin1.cu, the symlink and the FIFO
+    assert "cass: error: src/gone.cu: dangling symlink" in err
+    assert "src/unknown.cu:1:12: " in err and err.rstrip().splitlines()[-1].startswith("cass: ")
+    assert files["aa_warp.cuh"].startswith(b"#include <cass/warp.h>\n#line 1\n")
+    assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
+    assert "zz_user.hip" in files and "a.hip" in files and "sub/x.hip" in files
+    assert not [name for name in files if ".unverified" in name]  # the stale ones went
+
+
+def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:
+    # translate._plan spells each output as str(out_dir / rel) without the Path: the
+    # strings the core writes to must be those Paths' for any spelling of --out-dir.
+    import argparse
+
+    from cass_build.cli.translate import _plan
+
+    src = tmp_path / "src"
+    (src / "d").mkdir(parents=True)
+    (src / "d" / "k.cu").write_bytes(KERNEL)
+    (src / "h.cuh").write_bytes(KERNEL)
+    for out in (".", "./o", "o/", "o//p", str(tmp_path / "o"), "/"):
+        args = argparse.Namespace(inputs=[src], out_dir=Path(out), output=None)
+        pairs, tree = _plan(args)
+        assert tree and args.tree_targets == [str(t) for _, t in pairs], out
+
+
+def test_cass_include_scan_is_the_patterns() -> None:
+    # rules._cass_includes (the pattern tried where a line names cass/) finds what the
+    # line-anchored pattern finds anywhere, on random lines of include-like pieces.
+    from cass_build.rules import _CASS_INCLUDE, _cass_includes
+
+    rng = random.Random(16)
+    pieces = [
+        b"#",
+        b" ",
+        b"\t",
+        b"include",
+        b"<",
+        b'"',
+        b">",
+        b"cass/",
+        b"warp",
+        b"fp16",
+        b"cooperative_groups",
+        b"runtime",
+        b"bf16",
+        b".h",
+        b"\n",
+        b"\r\n",
+        b"x",
+        b"#include <cass/",
+        b' # include "cass/',
+        b"warp.h>",
+        b'fp16.h"',
+        b"bf16.h>\n",
+    ]
+    found = 0
+    for _ in range(3000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        want = {m.group(1) for m in _CASS_INCLUDE.finditer(text)}
+        assert _cass_includes(text) == want, text
+        found += bool(want)
+    assert found > 100  # the pieces do make includes
+
+
+def test_table_from_rows_is_the_table_of_entries() -> None:
+    # Table.from_rows reads the cached rows in rules._ENTRY_FIELDS order, as Entry(*row)
+    # does: the two tables translate alike (at a HIP with legacy names and notes, too).
+    from cass_build.rules import _core_input
+
+    rows, families = _core_input(None, False)
+    by_rows = _core.Table.from_rows(rows, families)
+    by_entries = _core.Table([_core.Entry(*row) for row in rows], families)
+    assert len(by_rows) == len(by_entries) == len(rows)
+    source = b"".join(b"%s x%d;\n" % (row[0].encode(), k) for k, row in enumerate(rows[::7]))
+    for hip in ((5, 2), (6, 2)):
+        options = core_options(Settings(hip_version=hip))
+        assert _core.translate(source, by_rows, options) == _core.translate(
+            source, by_entries, options
+        )

@@ -178,6 +178,10 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
         # Paths as the user spelled them, so diagnostics read like a compiler's.
         files, args.tree_problems = tree_sources(dirs[0], TREE_SUFFIXES)
         prefix = str(dirs[0]).rstrip("/") + "/"
+        # str() of each output Path, built as a string (the batch hands the core strings).
+        out = str(args.out_dir)
+        out = "" if out == "." else out if out.endswith("/") else out + "/"
+        args.tree_targets = []
         for path in files:
             spelled = str(path)
             if not spelled.startswith(prefix):  # e.g. a tree named "."
@@ -189,6 +193,7 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
             if name.endswith(".cu") and len(name) > 3:  # Path.suffix == ".cu"
                 rel = rel[:-3] + ".hip"
             pairs.append((path, args.out_dir / rel))
+            args.tree_targets.append(out + rel)
         return pairs, True
     if args.output is not None:
         if len(inputs) != 1:
@@ -301,7 +306,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     if lean(options, tree):  # the core reads, translates and writes the tree at once
         batch = Batch([p for p, _ in pairs], options, jobs)
         inputs = batch.inputs
-        batch.plan([t for _, t in pairs], inputs)
+        batch.plan([t for _, t in pairs], inputs, args.tree_targets)
         results: Iterable[Result | CassError] = batch.results
     else:
         from .parallel import ordered_map
@@ -434,9 +439,17 @@ def _keep_unverified(
 
 def _write_outputs(result: Result, target: Path, inputs: frozenset[Path], write: _Writer) -> None:
     write(target, result.data, inputs)
-    stale = unverified_path(target)
-    if stale.exists() and stale.resolve() not in inputs:
-        stale.unlink()  # a failure kept it; this run's translation passed
+    # unverified_path(target) as a string: a tree checks thousands, and pathlib's
+    # with_name and exists cost more per file than the core's translation.
+    spelled = str(target)
+    cut = spelled.rfind("/") + 1
+    name = spelled[cut:]
+    dot = name.rfind(".")
+    stale = spelled[:cut] + (
+        f"{name[:dot]}.unverified{name[dot:]}" if 0 < dot < len(name) - 1 else name + ".unverified"
+    )
+    if os.path.exists(stale) and Path(stale).resolve() not in inputs:  # noqa: PTH110 (as above)
+        Path(stale).unlink()  # a failure kept it; this run's translation passed
     for header, data in result.headers.items():
         write(header, data, inputs)
 

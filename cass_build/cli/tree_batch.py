@@ -12,7 +12,10 @@ it. The answer is the per-file pipeline's, byte for byte and message for message
   ``write_if_changed``, which writes it or raises the error it always raised;
 - the headers a source reaches under the tree are found as ``local_includes`` finds
   them (the core lists the ``#include`` lines, with the same pattern) and written
-  with it, translated once however many sources include them.
+  with it, translated once however many sources include them;
+- the core's text is the pipeline's: nvcc's implicit runtime include and the CASS
+  headers' includes (``rules.warp_include``) are added on the core's threads too, so a
+  header's text is the same whether it is written as a source or for its includer.
 """
 
 from __future__ import annotations
@@ -34,23 +37,6 @@ __all__ = ["Batch", "lean"]
 _Include = tuple[bytes, bool, str | None]
 """An #include line's name, whether quoted, and where the core found it: its real path,
 '' (not beside the including file) or None (not looked for)."""
-
-
-_RUNTIME_PROLOGUE = b"#include <hip/hip_runtime.h>\n#line 1\n"
-_BOM = b"\xef\xbb\xbf"
-
-
-def _with_warp_header(text: bytes) -> bytes:
-    """The core's output (its runtime include already first) with ``<cass/warp.h>``'s
-    include where the pipeline puts it: after the runtime's (``strategies.RulesStrategy``)."""
-    if b"__cass_" not in text:
-        return text
-    from ..rules import warp_include
-
-    bom = _BOM if text.startswith(_BOM) else b""
-    body = text[len(bom) :]
-    head = _RUNTIME_PROLOGUE if body.startswith(_RUNTIME_PROLOGUE) else b""
-    return bom + head + warp_include(body[len(head) :])
 
 
 def lean(options: PipelineOptions, tree: bool) -> bool:
@@ -136,7 +122,7 @@ class Batch:
         attempt = Attempt("rules", "unverified", "", (), seconds)
         return Result(
             path=str(source),
-            data=_with_warp_header(text),
+            data=text,  # with its runtime and CASS header includes (python/batch.cpp)
             strategy="rules",
             level="none",
             verified=False,
@@ -232,28 +218,37 @@ class Batch:
 
     # -- writing -----------------------------------------------------------------
 
-    def _outputs(self, targets: Sequence[Path | None]) -> Iterator[tuple[Path, bytes]]:
-        for result, target in zip(self.results, targets, strict=True):
+    def _outputs(
+        self, targets: Sequence[Path | None], names: Sequence[str | None]
+    ) -> Iterator[tuple[Path, str | None, bytes]]:
+        for result, target, name in zip(self.results, targets, names, strict=True):
             if isinstance(result, Result) and target is not None:
-                yield target, result.data
-                yield from result.headers.items()
+                yield target, name, result.data
+                for header, data in result.headers.items():
+                    yield header, None, data
 
-    def plan(self, targets: Sequence[Path | None], inputs: frozenset[Path]) -> None:
-        """Write every output the core can write plainly, before the results are shown."""
+    def plan(
+        self,
+        targets: Sequence[Path | None],
+        inputs: frozenset[Path],
+        names: Sequence[str | None] | None = None,
+    ) -> None:
+        """Write every output the core can write plainly, before the results are shown;
+        ``names``, where given, are ``str(target)`` of each, already built."""
         from .. import _core
 
-        unique: dict[Path, bytes | None] = {}
-        for target, data in self._outputs(targets):
-            known = unique.get(target, data)
+        unique: dict[Path, tuple[str | None, bytes | None]] = {}
+        for target, name, data in self._outputs(targets, names or [None] * len(targets)):
+            known = unique.get(target, (name, data))[1]
             # Two different texts for one path: that path is left to write_if_changed,
             # in order, as before.
-            unique[target] = data if known is not None and known == data else None
-        batch = [(t, d) for t, d in unique.items() if d is not None]
+            unique[target] = (name, data if known is not None and known == data else None)
+        batch = [(t, n, d) for t, (n, d) in unique.items() if d is not None]
         done = _core.write_files(
-            [str(t) for t, _ in batch], [d for _, d in batch], [str(p) for p in inputs],
-            self.threads,
+            [str(t) if n is None else n for t, n, _ in batch], [d for _, _, d in batch],
+            [str(p) for p in inputs], self.threads,
         )  # fmt: skip
-        self._status = {t: s for (t, _), s in zip(batch, done, strict=True) if s != 2}
+        self._status = {t: s for (t, _, _), s in zip(batch, done, strict=True) if s != 2}
 
     def write(self, target: Path, data: bytes, inputs: frozenset[Path]) -> None:
         """``write_if_changed(target, data, inputs)``, skipped where the core wrote it."""

@@ -122,9 +122,8 @@ def core_table(directory: str | None = None, roc: bool = False) -> Any:
     from .. import _core
 
     rows, families = _core_input(directory, roc)
-    # Positional, in _ENTRY_FIELDS order: a third of the cost of keywords for 8000 rows.
-    entries = [_core.Entry(*row) for row in rows]
-    table = _core.Table(entries, families)
+    # The rows as they are (Entry's arguments in _ENTRY_FIELDS order): no Entry object each.
+    table = _core.Table.from_rows(rows, families)
     # The tables are thousands of long-lived objects; keep the collector from
     # walking them again on every collection while files are translated.
     gc.freeze()
@@ -175,7 +174,7 @@ class RuleResult:
 
 @functools.cache
 def _family_names() -> tuple[str, ...]:
-    return tuple(name for name, _ in _core_input()[1])
+    return tuple(name for name, _ in _core_input(None, False)[1])  # core_table's cache key
 
 
 # FamilyCount is frozen, so equal counts can share one object: building a frozen
@@ -269,6 +268,24 @@ def _warp_names(text: bytes) -> bool:
     return False
 
 
+def _cass_includes(hip: bytes) -> set[bytes]:
+    """The CASS headers ``hip`` includes: ``_CASS_INCLUDE`` tried at the start of each line
+    that names ``cass/``, not at every byte (``finditer`` scans the whole output, which cost
+    more than its translation on a tree: bench/reports/dir_throughput.md)."""
+    found: set[bytes] = set()
+    at = hip.find(b"cass/")
+    while at >= 0:
+        start = hip.rfind(b"\n", 0, at) + 1
+        match = _CASS_INCLUDE.match(hip, start)
+        if match is not None:
+            found.add(match.group(1))
+        end = hip.find(b"\n", at)
+        if end < 0:
+            break
+        at = hip.find(b"cass/", end)
+    return found
+
+
 def warp_include(hip: bytes) -> bytes:
     """Include the CASS headers a translation calls into: the logical-warp header of
     ``--warp cuda`` names, <cass/fp16.h>, <cass/bf16.h> and <cass/runtime.h> for
@@ -280,8 +297,7 @@ def warp_include(hip: bytes) -> bytes:
     """
     if not _names(hip, b"__cass_", whole=False):
         return hip
-    # the line-anchored pattern is tried at every line: only where a header may be named
-    included = {m.group(1) for m in _CASS_INCLUDE.finditer(hip)} if b"cass/" in hip else set()
+    included = _cass_includes(hip)
     headers: list[bytes] = []
     if _warp_names(hip):
         header = b"cooperative_groups" if _names(hip, b"__cass_cg", whole=True) else b"warp"
