@@ -15,10 +15,8 @@ import errno
 import fcntl
 import itertools
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -321,6 +319,9 @@ def publish_dir(
     written into the folder just before the rename; a ``final`` without it is a
     leftover of an older writer and is replaced. ``hint``: the OutputError's hint.
     """
+    import shutil  # here, not above: a build step that only writes files never needs them
+    import tempfile
+
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
@@ -337,6 +338,9 @@ def publish_dir(
 
 
 def _move_in(work: Path, final: Path, *, replace: bool, marker: str, hint: str) -> None:
+    import shutil
+    import tempfile
+
     aside: list[Path] = []
     try:
         # Each pass either puts ``work`` in place, finds a winner's folder, or moves a
