@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shlex
 import subprocess
 import sys
@@ -21,16 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fixture_header import directives  # noqa: E402
+
 PROGRAMS = ROOT / "tests" / "fixtures" / "programs"
-DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$")
-
-
-def directives(path: Path) -> dict[str, str]:
-    found = {}
-    for line in path.read_text(encoding="utf-8").splitlines()[:12]:
-        if m := DIRECTIVE.match(line.strip()):
-            found[m.group(1)] = m.group(2).strip()
-    return found
 
 
 def build_and_run(path: Path, work: Path, arch: str) -> dict[str, object]:

@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shlex
 import signal
 import sys
@@ -34,9 +33,9 @@ from cass_build.runcheck.compare import (  # noqa: E402
     nvcc_version,
     set_parallel_runs,
 )
+from tests.fixture_header import directives  # noqa: E402
 
 PROGRAMS = ROOT / "tests" / "fixtures" / "programs"
-DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$")
 #: CUDA libraries each table family links against (the fixtures' LINK lines name HIP's).
 LIBS = {
     "driver": "-lcuda",
@@ -48,14 +47,6 @@ LIBS = {
     "nccl": "-lnccl",
     "cudnn": "-lcudnn",
 }
-
-
-def directives(path: Path) -> dict[str, str]:
-    found = {}
-    for line in path.read_text(encoding="utf-8").splitlines()[:12]:
-        if m := DIRECTIVE.match(line.strip()):
-            found[m.group(1)] = m.group(2).strip()
-    return found
 
 
 def translate_all(out: Path, versions: list[str]) -> None:

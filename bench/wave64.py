@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shlex
 import signal
 import sys
@@ -38,18 +37,10 @@ from cass_build.runcheck.compare import (  # noqa: E402
     nvcc_version,
     set_parallel_runs,
 )
+from tests.fixture_header import directives  # noqa: E402
 
 PROGRAMS = ROOT / "tests" / "fixtures" / "wave64"
-DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$")
 WAVES = (32, 64)
-
-
-def directives(path: Path) -> dict[str, str]:
-    found = {}
-    for line in path.read_text(encoding="utf-8").splitlines()[:8]:
-        if m := DIRECTIVE.match(line.strip()):
-            found[m.group(1)] = m.group(2).strip()
-    return found
 
 
 def translate_all(out: Path, versions: list[str]) -> None:

@@ -3,12 +3,15 @@
 A user's file is only ever read. Outputs go to a temporary file beside the
 target and are renamed into place, so a crash never leaves half a file; every
 file CASS writes (outputs, cache entries, derived tables, the HIP-on-CUDA layer)
-goes through :func:`write_atomic`. :func:`cache_dir` is where everything cached lives.
+goes through :func:`write_atomic`; a folder built whole (the HIP-on-CUDA layer, a
+data set) goes through :func:`publish_dir`. :func:`cache_dir` is where everything
+cached lives.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import itertools
 import os
@@ -25,6 +28,7 @@ __all__ = [
     "cache_dir",
     "check_source",
     "locked",
+    "publish_dir",
     "read_source",
     "store_quietly",
     "write_atomic",
@@ -294,3 +298,73 @@ def locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+# A rename onto a folder that is there and not empty fails with one of these.
+_TAKEN = (errno.EEXIST, errno.ENOTEMPTY)
+
+
+@contextlib.contextmanager
+def publish_dir(
+    final: Path, *, replace: bool = False, marker: str = "", hint: str = ""
+) -> Iterator[Path]:
+    """A private sibling folder to build ``final`` in, moved into place with one rename
+    when the block ends without an error and removed otherwise: no reader ever sees
+    half a folder.
+
+    ``replace=False``: ``final`` is built once, named for what it holds, so a folder
+    already there (a concurrent builder of the same name won the race) is as good as
+    ours, which is dropped. ``replace=True``: an older ``final`` is replaced; it is
+    moved aside first and removed once the new one is in place. ``marker``: a file
+    written into the folder just before the rename; a ``final`` without it is a
+    leftover of an older writer and is replaced. ``hint``: the OutputError's hint.
+    """
+    import shutil  # here, not above: a build step that only writes files never needs them
+    import tempfile
+
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+    except OSError as exc:
+        msg = f"{final}: cannot create the folder: {exc.strerror or exc}"
+        raise OutputError(msg, hint=hint) from None
+    try:
+        yield work
+        if marker:
+            (work / marker).write_bytes(b"")
+        _move_in(work, final, replace=replace, marker=marker, hint=hint)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _move_in(work: Path, final: Path, *, replace: bool, marker: str, hint: str) -> None:
+    import shutil
+    import tempfile
+
+    aside: list[Path] = []
+    try:
+        # Each pass either puts ``work`` in place, finds a winner's folder, or moves a
+        # folder out of the way; a few passes cover builders that race on each step.
+        for _ in range(8):
+            try:
+                work.rename(final)
+                return
+            except OSError as exc:
+                if exc.errno not in _TAKEN:
+                    msg = f"{final}: cannot move the new folder into place: {exc.strerror or exc}"
+                    raise OutputError(msg, hint=hint) from None
+            if not replace and (not marker or (final / marker).exists()):
+                return  # another builder's complete folder: ours is dropped
+            try:
+                old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+                aside.append(old)
+                with contextlib.suppress(FileNotFoundError):  # another builder moved it first
+                    final.rename(old / final.name)
+            except OSError as exc:
+                msg = f"{final}: cannot move the old folder aside: {exc.strerror or exc}"
+                raise OutputError(msg, hint=hint) from None
+        msg = f"{final}: other processes keep replacing this folder"
+        raise OutputError(msg, hint=hint)
+    finally:
+        for old in aside:
+            shutil.rmtree(old, ignore_errors=True)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cass_build import Settings, translate_file
 from cass_build.settings import installed_hip_version
+
+from .fixture_header import directives
 
 ROOT = Path(__file__).parent / "fixtures"
 PROGRAMS = ROOT / "programs"
@@ -19,7 +20,6 @@ GOLDEN = ROOT / "golden"
 GOLDEN_SETTINGS = Settings(hip_version=(5, 2), warp="native")
 ARCHS = ("gfx90a", "gfx1030")
 
-_DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$")
 _HEADERS = {
     "hipsparse": "hipsparse/hipsparse.h",
     "hiprand": "hiprand/hiprand.h",
@@ -65,14 +65,7 @@ class Fixture:
 
 
 def load_fixtures() -> list[Fixture]:
-    fixtures = []
-    for path in sorted(PROGRAMS.glob("*.cu")):
-        directives = {}
-        for line in path.read_text(encoding="utf-8").splitlines()[:12]:
-            if m := _DIRECTIVE.match(line.strip()):
-                directives[m.group(1)] = m.group(2).strip()
-        fixtures.append(Fixture(path, directives))
-    return fixtures
+    return [Fixture(path, directives(path)) for path in sorted(PROGRAMS.glob("*.cu"))]
 
 
 def golden_pair(path: Path) -> tuple[str, str]:

@@ -33,6 +33,16 @@ def _checkout(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _edited_checkout(tmp_path: Path, rel: Path, old: str, new: str) -> Path:
+    """A checkout (as ``_checkout``) whose file ``rel`` has ``old`` replaced by ``new``;
+    returns that file. ``old`` must be there, or the test would check an unedited copy."""
+    path = _checkout(tmp_path) / rel
+    text = path.read_text()
+    assert old in text, f"{rel} no longer holds {old!r}"
+    path.write_text(text.replace(old, new))
+    return path
+
+
 def _generate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*GENERATOR, *args], capture_output=True, text=True, check=False)
 
@@ -43,9 +53,8 @@ def test_the_committed_header_and_docs_index_match_the_table() -> None:
 
 
 def test_check_names_a_stale_header_and_write_repairs_it(tmp_path: Path) -> None:
-    root = _checkout(tmp_path)
-    header = root / HEADER
-    header.write_text(header.read_text().replace("    TruncatedInput,\n", ""))
+    root = tmp_path
+    header = _edited_checkout(root, HEADER, "    TruncatedInput,\n", "")
     proc = _generate("--check", "--root", str(root))
     assert proc.returncode == 1
     assert proc.stdout == (
@@ -57,10 +66,9 @@ def test_check_names_a_stale_header_and_write_repairs_it(tmp_path: Path) -> None
 
 
 def test_check_names_a_stale_docs_index(tmp_path: Path) -> None:
-    root = _checkout(tmp_path)
-    docs = root / DOCS
+    root = tmp_path
     row = "| [cass-unverified](#cass-unverified) | warning"
-    docs.write_text(docs.read_text().replace(row, "|"))
+    docs = _edited_checkout(root, DOCS, row, "|")
     proc = _generate("--check", "--root", str(root))
     assert (proc.returncode, proc.stdout.split(":")[0]) == (1, str(docs))
 
@@ -74,9 +82,8 @@ def test_outside_a_checkout_the_generator_says_so(tmp_path: Path) -> None:
 
 
 def test_docs_without_the_index_markers_are_a_one_line_error(tmp_path: Path) -> None:
-    root = _checkout(tmp_path)
-    docs = root / DOCS
-    docs.write_text(docs.read_text().replace("<!-- END diagnostic index -->", ""))
+    root = tmp_path
+    _edited_checkout(root, DOCS, "<!-- END diagnostic index -->", "")
     proc = _generate("--write", "--root", str(root))
     assert proc.returncode == 2
     assert proc.stderr.startswith("docs/diagnostics.md: error: the index markers are missing")

@@ -1,15 +1,16 @@
 """The shared helpers each concern has one home in: the runner, the finder, the arch
-policy and the writer. Real processes and files throughout."""
+policy, the writer and the folder publisher. Real processes and files throughout."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from cass_build._files import atomic_text, write_if_changed
+from cass_build._files import atomic_text, publish_dir, write_if_changed
 from cass_build._proc import NOT_RUN, ProcessError, first_error, run
 from cass_build.pipeline.toolchain import program_candidates, target_archs
 
@@ -94,3 +95,81 @@ def test_a_failed_stream_leaves_no_file(tmp_path: Path) -> None:
     with atomic_text(out) as fh:
         fh.write("whole\n")
     assert out.read_text() == "whole\n" and list(tmp_path.iterdir()) == [out]
+
+
+# A builder of <final>: it fills its private folder, says so in <sync>/<name>, waits
+# until every other builder has said so too, and only then leaves the block. Every
+# builder thus has a finished folder when the renames race, so all but one must lose.
+BUILDER = """
+import sys, time
+from pathlib import Path
+from cass_build._files import publish_dir
+final, sync, me, others = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4:]
+with publish_dir(final, marker=".complete") as work:
+    for i in range(40):
+        (work / f"part{i:02}.txt").write_text(me)
+    (sync / me).touch()
+    deadline = time.monotonic() + 60
+    while not all((sync / o).exists() for o in others):
+        if time.monotonic() > deadline:
+            sys.exit(f"builder {me}: the others never finished")
+        time.sleep(0.005)
+print(me, "done")
+"""
+
+
+def test_processes_racing_to_build_one_folder_all_succeed_and_leave_one_whole(
+    tmp_path: Path,
+) -> None:
+    final = tmp_path / "cache" / "layer-0123"
+    sync = tmp_path / "sync"
+    sync.mkdir()
+    names = ["a", "b"]
+    builders = [
+        subprocess.Popen(
+            [sys.executable, "-c", BUILDER, str(final), str(sync), me, *set(names) - {me}],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for me in names
+    ]
+    outputs = [b.communicate(timeout=120)[0] for b in builders]
+    assert [b.returncode for b in builders] == [0, 0], outputs
+    assert outputs == ["a done\n", "b done\n"]
+    # One builder's folder, whole; the loser's and every temporary folder are gone.
+    assert [p.name for p in final.parent.iterdir()] == [final.name]
+    parts = sorted(p.name for p in final.iterdir())
+    assert parts == [".complete", *(f"part{i:02}.txt" for i in range(40))]
+    [winner] = {p.read_text() for p in final.glob("part*.txt")}
+    assert winner in names
+
+
+def test_a_folder_built_once_is_kept_and_a_stale_one_replaced(tmp_path: Path) -> None:
+    final = tmp_path / "layer"
+    with publish_dir(final, marker=".complete") as work:
+        (work / "f").write_text("first")
+    with publish_dir(final, marker=".complete") as work:
+        (work / "f").write_text("second")
+    assert (final / "f").read_text() == "first"  # the one there already wins
+    (final / ".complete").unlink()  # as a writer that died half-way would leave it
+    with publish_dir(final, marker=".complete") as work:
+        (work / "f").write_text("third")
+    assert (final / "f").read_text() == "third" and (final / ".complete").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["layer"]
+
+
+def test_replace_swaps_in_the_new_folder_and_a_failed_build_leaves_the_old(
+    tmp_path: Path,
+) -> None:
+    final = tmp_path / "data"
+    for text in ("old", "new"):
+        with publish_dir(final, replace=True) as work:
+            (work / "READY").write_text(text)
+    assert sorted(p.name for p in final.iterdir()) == ["READY"]
+    assert (final / "READY").read_text() == "new"
+    with pytest.raises(RuntimeError), publish_dir(final, replace=True) as work:
+        (work / "READY").write_text("half")
+        raise RuntimeError
+    assert (final / "READY").read_text() == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["data"]

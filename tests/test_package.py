@@ -46,6 +46,17 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+def _clean_install(wheel: Path, tmp_path: Path) -> Path:
+    """A fresh venv under ``tmp_path`` (no system site-packages) with only the wheel
+    installed in it; returns the venv's directory."""
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
+    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return env_dir
+
+
 @pytest.mark.slow
 def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -99,11 +110,7 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
 
 @pytest.mark.slow
 def test_clean_install_translates(wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
-    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
-    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    env_dir = _clean_install(wheel, tmp_path)
     out = tmp_path / "warp_reduce.hip"
     run = subprocess.run(
         [str(env_dir / "bin" / "cass"), "translate", str(EXAMPLE), "-o", str(out)],
@@ -122,12 +129,8 @@ def test_clean_install_translates(wheel: Path, tmp_path: Path) -> None:
 def test_clean_install_runs_the_stand_in_nvcc_unactivated(wheel: Path, tmp_path: Path) -> None:
     """The wheel layout names the interpreter: bin/nvcc needs no activated venv and
     writes no record beside itself."""
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    env_dir = _clean_install(wheel, tmp_path)
     python = str(env_dir / "bin" / "python")
-    pip = [python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
-    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
     env_out = subprocess.run(
         [python, "-m", "cass_build", "env"],
         capture_output=True,
@@ -154,12 +157,8 @@ def test_clean_install_runs_the_stand_in_nvcc_unactivated(wheel: Path, tmp_path:
 
 @pytest.mark.slow
 def test_clean_install_has_the_cmake_package(wheel: Path, tmp_path: Path) -> None:
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    env_dir = _clean_install(wheel, tmp_path)
     python = str(env_dir / "bin" / "python")
-    pip = [python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)]
-    proc = subprocess.run(pip, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
     code = (
         "import importlib.resources as r, cass_build; "
         "print(cass_build.get_cmake_dir()); print(r.files(cass_build) / 'share/cmake/CASS')"

@@ -191,7 +191,7 @@ def test_small_build(tmp_path: Path) -> None:
     out = tmp_path / "data"
     manifest = build(out, seed=3, synth=60, sdist=False, jobs=2, batch=30, log=lambda s: None)
     assert (out / "READY").is_file()
-    assert not list(tmp_path.glob("data.tmp-*"))
+    assert [p.name for p in tmp_path.iterdir()] == ["data"]  # no temporary folder left
     files: dict[str, set[str]] = {}
     hazards = 0
     total = 0

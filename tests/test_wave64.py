@@ -26,16 +26,13 @@ from cass_build.runcheck.hip_on_cuda import generate, render
 from cass_build.runcheck.wave64 import convergent_script, nvcc_flags, parse_waves
 from cass_build.runcheck.wave64 import main as wave64_main
 
+from .fixture_header import directives
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "cass_build" / "data" / "hip_on_cuda"
 PROGRAMS = ROOT / "tests" / "fixtures" / "wave64"
 NVCC = shutil.which("nvcc")
 needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc (CUDA toolkit) is not installed")
-DIRECTIVE = re.compile(r"^//\s*([A-Z][A-Z0-9-]*):\s*(.*)$", re.MULTILINE)
-
-
-def _directives(path: Path) -> dict[str, str]:
-    return dict(DIRECTIVE.findall("\n".join(path.read_text().splitlines()[:8])))
 
 
 def _macros(text: str) -> list[str]:
@@ -108,17 +105,17 @@ def test_protocol_on_cpu_threads(scheduling: str, tmp_path: Path) -> None:
 
 def test_fixtures_declare_what_they_prove() -> None:
     sources = sorted(PROGRAMS.glob("*.cu"))
-    hazards = [p for p in sources if "HAZARD" in _directives(p)]
+    hazards = [p for p in sources if "HAZARD" in directives(p)]
     assert len(hazards) >= 5
     for path in sources:
-        info = _directives(path)
+        info = directives(path)
         assert info.get("WAVE64") in ("pass", "fail"), path
         assert (info["WAVE64"] == "fail") == (path in hazards), path
     for path in hazards:
-        info = _directives(path)
+        info = directives(path)
         fixed = PROGRAMS / info["FIXED"]
-        assert info["FIX"] and _directives(fixed)["FIXES"] == info["HAZARD"], path
-        assert _directives(fixed)["WAVE64"] == "pass"
+        assert info["FIX"] and directives(fixed)["FIXES"] == info["HAZARD"], path
+        assert directives(fixed)["WAVE64"] == "pass"
 
 
 # What CASS's rules must make of each hazard program: lines of its translation.
@@ -164,7 +161,7 @@ def test_rules_fix_the_hazard_programs(name: str, version: tuple[int, int]) -> N
     for line in FIXES[name]:
         assert line in text, f"{name}: {line!r} missing"
         assert line not in naive, f"{name}: {line!r} without the fixes"
-    rule = _directives(path)["HAZARD"]
+    rule = directives(path)["HAZARD"]
     notes = [d for d in result.diagnostics if d.rule == rule and d.severity == "note"]
     assert notes, [str(d) for d in result.diagnostics]
     # The fixes change no line count and leave everything else as the naive rules do.
@@ -176,7 +173,7 @@ def test_rules_fix_the_hazard_programs(name: str, version: tuple[int, int]) -> N
 @pytest.mark.parametrize("version", VERSIONS, ids=["hip7.1", "hip5.2"])
 @pytest.mark.parametrize(
     "path",
-    [p for p in sorted(PROGRAMS.glob("*.cu")) if "HAZARD" not in _directives(p)],
+    [p for p in sorted(PROGRAMS.glob("*.cu")) if "HAZARD" not in directives(p)],
     ids=lambda p: p.stem,
 )
 def test_agnostic_programs_are_left_alone(path: Path, version: tuple[int, int]) -> None:
@@ -331,7 +328,7 @@ def test_proof_programs_on_the_gpu(path: Path, tmp_path: Path) -> None:
     assert wave32.passed, wave32.reason
     wave64 = compare(path, hip, workdir=tmp_path / "64", wave=64)
     assert wave64.passed, wave64.reason
-    if _directives(path)["WAVE64"] == "fail":
+    if directives(path)["WAVE64"] == "fail":
         naive = tmp_path / f"{path.stem}.naive.hip"
         naive.write_bytes(_naive(path, (7, 1)))
         assert not compare(path, naive, workdir=tmp_path / "naive", wave=64).passed

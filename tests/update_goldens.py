@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from fixture_programs import GOLDEN, PROGRAMS, golden_pair
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.fixture_programs import GOLDEN, PROGRAMS, golden_pair
 
 
 def main() -> int:

@@ -22,16 +22,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
-import shutil
 import sys
-import tempfile
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import cache_dir, write_if_changed
+from .._files import cache_dir, publish_dir, write_if_changed
 from .._version import __version__
 from ..errors import OutputError, TableError
 from ..rules.tables import Family, Row, data_dir, load_tables
@@ -502,28 +500,14 @@ def layer_dir() -> Path:
     """The layer's include directory, generated on first use for the current tables.
 
     Safe for concurrent callers: the tree is built in a private folder and renamed
-    into place; a loser of the race uses the winner's identical tree.
+    into place (``publish_dir``); a loser of the race uses the winner's identical tree.
     """
     final = cache_dir() / f"hip-on-cuda-{_digest()}"
     if (final / ".complete").exists():
         return final
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".hip-on-cuda-", dir=final.parent))
-    except OSError as exc:
-        msg = f"{final.parent}: cannot create the HIP-on-CUDA layer: {exc.strerror or exc}"
-        raise OutputError(msg, hint="set CASS_CACHE_DIR to a writable directory") from None
-    try:
+    hint = "set CASS_CACHE_DIR to a writable directory"
+    with publish_dir(final, marker=".complete", hint=hint) as work:
         generate(work)
-        (work / ".complete").write_text("ok\n")
-        try:
-            work.rename(final)
-        except OSError:
-            if not (final / ".complete").exists():  # a stale half-written tree: replace it
-                shutil.rmtree(final, ignore_errors=True)
-                work.rename(final)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return final
 
 

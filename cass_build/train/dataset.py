@@ -25,7 +25,6 @@ import gzip
 import hashlib
 import json
 import re
-import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._files import publish_dir
 from .._proc import ProcessError, run
 from ..model.units import split_units
 from ..pipeline.toolchain import HipToolchain, find_hip
@@ -820,18 +820,6 @@ def _per_package(final: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, 
     return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
 
 
-def _swap_in(tmp: Path, out_dir: Path) -> None:
-    """Replace ``out_dir`` with the finished ``tmp``, keeping the old one until then."""
-    old = out_dir.with_name(out_dir.name + ".old")
-    if out_dir.exists():
-        if old.exists():
-            shutil.rmtree(old)
-        out_dir.replace(old)
-    tmp.replace(out_dir)
-    if old.exists():
-        shutil.rmtree(old)
-
-
 def build(
     out_dir: Path,
     *,
@@ -868,59 +856,59 @@ def build(
     clean, dedup_hits = _decontaminate(verified.kept, ref, counts)
     final = _by_split(clean, counts)
 
-    # Write everything into a temporary sibling, then swap it in.
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=out_dir.name + ".tmp-", dir=out_dir.parent))
-    n_test_programs = _write_splits(tmp, final, verified)
-    (tmp / "dedup.json").write_text(
-        json.dumps(
-            {
-                "reference_units": len(ref.names),
-                "reference_digests": len(ref.digests),
-                "threshold_jaccard": 0.8,
-                "shingle": "token 5-grams",
-                "checked_units": len(verified.kept),
-                "dropped": len(dedup_hits),
-                "hits": dedup_hits,
-            },
-            indent=1,
-        ),
-        encoding="utf-8",
-    )
-    seconds = time.perf_counter() - started
-    sizes = {s: (tmp / f"{s}.jsonl.gz").stat().st_size for s in SPLITS}
-    total_units = sum(len(v) for v in final.values())
-    hazard_units = sum(1 for v in final.values() for r in v if r["hazards"])
-    manifest = {
-        "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
-        + ("" if sdist else " --no-sdist"),
-        "seed": seed,
-        "commit": commit,
-        "hip_version": ".".join(map(str, settings.resolved_hip_version())),
-        "hipcc": f"{toolchain.hipcc} {toolchain.version_text}",
-        "arch": ARCH,
-        "max_unit_bytes": MAX_UNIT_BYTES,
-        "build_seconds": round(seconds, 1),
-        "counts": {k: dict(sorted(v.items())) for k, v in sorted(counts.items())},
-        "counts_total": dict(sorted(sum(counts.values(), Counter[str]()).items())),
-        "compile": verified.compile_stats,
-        "compile_failures": [
-            {"file": verified.by_name[n].file_id, "error": e}
-            for n, e in sorted(verified.failures.items())[:100]
-        ],
-        "test_programs": n_test_programs,
-        "units": {s: len(v) for s, v in final.items()},
-        "hazard_units": hazard_units,
-        "hazard_share": round(hazard_units / max(1, total_units), 3),
-        "bytes_gz": sizes,
-        "warp": settings.warp,
-        "test_packages": sorted(m["package"] for m in sdist_manifest if m.get("split") == "test"),
-        "units_per_package": _per_package(final),
-        "sdist": sdist_manifest,
-    }
-    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    # The consumer polls for READY: it is written last, inside the directory that is swapped in.
-    (tmp / "READY").write_text(f"{manifest['command']}\n", encoding="utf-8")
-    _swap_in(tmp, out_dir)
+    # Everything is written into a private sibling, then swapped in (publish_dir).
+    with publish_dir(out_dir, replace=True) as tmp:
+        n_test_programs = _write_splits(tmp, final, verified)
+        (tmp / "dedup.json").write_text(
+            json.dumps(
+                {
+                    "reference_units": len(ref.names),
+                    "reference_digests": len(ref.digests),
+                    "threshold_jaccard": 0.8,
+                    "shingle": "token 5-grams",
+                    "checked_units": len(verified.kept),
+                    "dropped": len(dedup_hits),
+                    "hits": dedup_hits,
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
+        seconds = time.perf_counter() - started
+        sizes = {s: (tmp / f"{s}.jsonl.gz").stat().st_size for s in SPLITS}
+        total_units = sum(len(v) for v in final.values())
+        hazard_units = sum(1 for v in final.values() for r in v if r["hazards"])
+        manifest = {
+            "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
+            + ("" if sdist else " --no-sdist"),
+            "seed": seed,
+            "commit": commit,
+            "hip_version": ".".join(map(str, settings.resolved_hip_version())),
+            "hipcc": f"{toolchain.hipcc} {toolchain.version_text}",
+            "arch": ARCH,
+            "max_unit_bytes": MAX_UNIT_BYTES,
+            "build_seconds": round(seconds, 1),
+            "counts": {k: dict(sorted(v.items())) for k, v in sorted(counts.items())},
+            "counts_total": dict(sorted(sum(counts.values(), Counter[str]()).items())),
+            "compile": verified.compile_stats,
+            "compile_failures": [
+                {"file": verified.by_name[n].file_id, "error": e}
+                for n, e in sorted(verified.failures.items())[:100]
+            ],
+            "test_programs": n_test_programs,
+            "units": {s: len(v) for s, v in final.items()},
+            "hazard_units": hazard_units,
+            "hazard_share": round(hazard_units / max(1, total_units), 3),
+            "bytes_gz": sizes,
+            "warp": settings.warp,
+            "test_packages": sorted(
+                m["package"] for m in sdist_manifest if m.get("split") == "test"
+            ),
+            "units_per_package": _per_package(final),
+            "sdist": sdist_manifest,
+        }
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        # The consumer polls for READY: it is written last, inside the directory that is swapped in.
+        (tmp / "READY").write_text(f"{manifest['command']}\n", encoding="utf-8")
     log(f"done in {seconds:.0f} s: {manifest['units']}, hazard share {manifest['hazard_share']}")
     return manifest
