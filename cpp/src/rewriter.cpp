@@ -1083,25 +1083,23 @@ void Rewriter::report_device_only(const Entry& e, int i) {
              (e.note.empty() ? std::string() : ": " + e.note));
 }
 
-// `CUDA_CB #include <x.h>`: erasing the name (and the erased ones beside it) would
-// leave the '#' first on its line, a directive only the next translation would
-// read as one.
-bool Rewriter::erasing_leads_a_line_to_hash(int i) const {
+// `CUDA_CB #include <x.h>` in code: erasing the name (and the erased ones after it)
+// would leave the '#' first on its line where the name was, a directive only the next
+// translation would read as one. Whatever precedes the name is not looked at: another
+// rewrite may put text there (a cast around a mask), and the next pass must decide the
+// same.
+bool Rewriter::erased_before_hash(int i) const {
     const auto newline_between = [this](int a, int b) {
         for (int k = a + 1; k < b; ++k) {
             if (toks_[k].kind == TokenKind::Newline) return true;
         }
         return false;
     };
+    if (in_directive(i)) return false;  // a '#' there is the directive's own operator
     int n = next_sig(i);
     while (erased(n) && !newline_between(i, n)) n = next_sig(n);
-    if (n < 0 || toks_[n].kind != TokenKind::Punct || s_[toks_[n].begin] != '#' ||
-        (toks_[n].flags & kDirectiveHash) != 0 || newline_between(i, n)) {
-        return false;
-    }
-    int p = prev_sig(i);
-    while (erased(p) && !newline_between(p, i)) p = prev_sig(p);
-    return p < 0 || newline_between(p, i);
+    return n >= 0 && toks_[n].kind == TokenKind::Punct && s_[toks_[n].begin] == '#' &&
+           (toks_[n].flags & kDirectiveHash) == 0 && !newline_between(i, n);
 }
 
 void Rewriter::on_identifier(int i) {
@@ -1118,7 +1116,7 @@ void Rewriter::on_identifier(int i) {
     if (in_directive(i) && prev_sig(i) >= 0 && (toks_[prev_sig(i)].flags & kDirectiveHash) != 0) {
         return;
     }
-    if (erased(i) && erasing_leads_a_line_to_hash(i)) return;
+    if (erased(i) && erased_before_hash(i)) return;
     Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
@@ -1427,6 +1425,20 @@ void Rewriter::walk() {
 // code, never a comment or a line break, so the output has the input's lines
 // and comments whatever the rewrite. (A line break inside a removed literal
 // stays a line break, spliced in a directive.)
+// Whether the first token at or after `at`, comments aside, is a '#' on the same line.
+bool Rewriter::hash_follows_on_its_line(std::uint32_t at) const {
+    const Tok* t = std::lower_bound(toks_, toks_ + ntok_, at,
+                                    [](const Tok& x, std::uint32_t v) { return x.begin < v; });
+    for (; t < toks_ + ntok_; ++t) {
+        if (t->kind == TokenKind::Comment) {
+            if (std::memchr(s_.data() + t->begin, '\n', t->end - t->begin) != nullptr) return false;
+            continue;
+        }
+        return t->kind == TokenKind::Punct && s_[t->begin] == '#';
+    }
+    return false;
+}
+
 std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
     std::string out;
     const auto splices = [&](std::uint32_t from, std::uint32_t to) {
@@ -1561,7 +1573,11 @@ Result Rewriter::run(const OutputBuffer* output) {
             (std::memchr(from, '/', len) != nullptr || std::memchr(from, '\n', len) != nullptr)) {
             std::string keep = kept(e.begin, e.end);
             if (!keep.empty()) {
-                owned_.push_back(std::string(e.text) + keep);
+                // After the new text, unless a '#' follows on the edit's last line: the
+                // line breaks would make it the first on its line, a directive only the
+                // next translation would read.
+                owned_.push_back(hash_follows_on_its_line(e.end) ? keep + std::string(e.text)
+                                                                 : std::string(e.text) + keep);
                 e.text = owned_.back();
             }
         }
