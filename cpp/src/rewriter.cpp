@@ -546,20 +546,27 @@ bool Rewriter::in_defined_context(int i) const {
 // __CUDA_ARCH__ means "device pass" when tested with defined(), and a
 // compute capability when compared; HIP spells the first one
 // __HIP_DEVICE_COMPILE__ and has no equivalent of the second.
+// Whether token `k` can end an operand: a name, a literal, ')' or ']'.
+bool Rewriter::ends_operand(int k) const {
+    const TokenKind kind = toks_[k].kind;
+    return kind == TokenKind::Identifier || kind == TokenKind::Number ||
+           kind == TokenKind::String || kind == TokenKind::Char || is_punct(k, ")") ||
+           is_punct(k, "]");
+}
+
 void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
     const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
     if (in_defined_context(i)) {
         rename(i, i, e.hip);
-    } else if (in_if && prev_sig(i) >= 0 &&
-               (is_ident(prev_sig(i)) || toks_[prev_sig(i)].kind == TokenKind::Number) &&
+    } else if (in_if && prev_sig(i) >= 0 && ends_operand(prev_sig(i)) &&
                (toks_[prev_sig(prev_sig(i))].flags & kDirectiveHash) == 0) {
-        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call. After a
-        // number too: `CUDART_VERSION __CUDA_ARCH__` becomes `12080 __CUDA_ARCH__`, and
-        // the second translation must refuse it as the first did.
+        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call. After
+        // anything that ends an operand, since a rewrite before may turn one into
+        // another: `CUDART_VERSION` into `12080`, `__CUDA_ARCH__` into `(...)`, and the
+        // second translation must refuse it as the first did.
         diag(i, Severity::Warning, DiagId::CudaArch,
              "cannot rewrite " + std::string(text(i)) +
-                 " right after a name; it was left "
-                 "unchanged");
+                 " right after a name or value; it was left unchanged");
     } else if (in_if) {
         replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
         if (once_.insert("cuda-arch-value").second) {

@@ -276,6 +276,7 @@ private:
     bool is_location(const Arg& a) const;
     std::string device_of_location(const Arg& a) const;
     bool in_defined_context(int i) const;
+    [[nodiscard]] bool ends_operand(int k) const;
     [[nodiscard]] Value condition(int first) const;
     [[nodiscard]] Value hip_condition(int first, bool ifdef, bool ifndef) const;
     void count(int family, bool converted);
