@@ -10,6 +10,8 @@ any finding fails.
 
 from __future__ import annotations
 
+import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -136,24 +138,78 @@ def test_fuzz_target_stops_without_its_table(fuzzer: Path, tmp_path: Path) -> No
     assert "cannot read the table" in proc.stderr
 
 
-@pytest.mark.slow
-def test_bounded_fuzz_campaign(fuzzer: Path, tmp_path: Path) -> None:
-    seeds = tmp_path / "seeds"
-    seeds.mkdir()
+SETARCH = tool("setarch")
+
+
+def no_aslr() -> list[str]:
+    """A prefix that runs a command with address space randomization off, or [] where the
+    system forbids it (a container's seccomp profile may)."""
+    if SETARCH is None:
+        return []
+    prefix = [SETARCH, platform.machine(), "-R"]
+    probe = subprocess.run([*prefix, "true"], capture_output=True, check=False)
+    return prefix if probe.returncode == 0 else []
+
+
+def campaign(
+    fuzzer: Path, work: Path, runs: int = 40000
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """A bounded campaign in `work` (target, table, seeds, corpus and findings all in
+    there): the process result and the names of the inputs it wrote as findings."""
+    seeds, corpus, findings = work / "seeds", work / "corpus", work / "findings"
+    for d in (seeds, corpus, findings):
+        d.mkdir(parents=True)
     for root in SEEDS:
         for path in sorted((ROOT / root).rglob("*.cu*")):
-            shutil.copy(path, seeds / "_".join(path.relative_to(ROOT).parts))
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    # A fixed seed and run count, not a time budget: the same campaign on every machine,
-    # so CI's verdict does not depend on its speed or luck (docs/fuzzing.md).
-    argv = [str(fuzzer), "-seed=1", "-runs=40000", "-max_len=2048", "-timeout=10"]
-    argv += [f"-dict={fuzzer.parent / 'cuda.dict'}", f"-artifact_prefix={tmp_path}/"]
-    proc = run([*argv, str(corpus), str(seeds)], tmp_path, timeout=300)
+            if path.is_file():
+                shutil.copy(path, seeds / "_".join(path.relative_to(ROOT).parts))
+    for name in ("table.tsv", "cuda.dict"):
+        shutil.copy(fuzzer.parent / name, work / name)
+    (work / fuzzer.name).symlink_to(fuzzer)
+    # What it does is fixed by its arguments, not by the machine's speed or load nor by
+    # where it runs. A seed and a run count, not a time budget. Addresses: libFuzzer
+    # feeds the values of the target's comparisons back into its mutations, pointers
+    # among them (docs/fuzzing.md), so two runs diverge after a few hundred inputs
+    # unless randomization is off and the arguments and environment, which sit on the
+    # stack, are the same bytes (relative paths, only PATH and the table). No
+    # re-reading of the corpus directory on a wall-clock timer (-reload=0). Per-input
+    # limits far above any real cost (a translation takes milliseconds), so that a
+    # loaded machine (pytest -n 2 beside hipcc builds) slows the campaign down without
+    # turning a slow input into a "timeout-" or "slow-unit-" finding, while a hang
+    # still is one.
+    argv = [*no_aslr(), f"./{fuzzer.name}", "-seed=1", f"-runs={runs}", "-max_len=2048"]
+    argv += ["-reload=0", "-timeout=120", "-report_slow_units=120", "-rss_limit_mb=2048"]
+    argv += ["-print_final_stats=1", "-dict=cuda.dict", "-artifact_prefix=findings/"]
+    argv += ["corpus", "seeds"]
+    env = {"PATH": os.environ.get("PATH", ""), "CASS_FUZZ_TABLE": "table.tsv"}
+    # The process limit only stops a run that hangs: 40,000 runs take 40-260 s here.
+    proc = run(argv, work, env=env, timeout=3600)
+    return proc, sorted(p.name for p in findings.iterdir())
+
+
+@pytest.mark.slow
+def test_bounded_fuzz_campaign(fuzzer: Path, tmp_path: Path) -> None:
+    proc, findings = campaign(fuzzer, tmp_path / "campaign")
     output = proc.stdout + proc.stderr
-    findings = sorted(p.name for p in tmp_path.glob("*-*") if p.is_file())
     assert proc.returncode == 0 and not findings, (findings, output[-4000:])
-    assert "Done " in output
+    assert "stat::number_of_executed_units: 40000" in output, output[-4000:]
+    assert "Done 40000 runs" in output
+
+
+@pytest.mark.slow
+def test_bounded_fuzz_campaign_is_deterministic(fuzzer: Path, tmp_path: Path) -> None:
+    # Two short campaigns in directories of different names add the same inputs to the
+    # corpus in the same order (with randomization on they part after about 470 runs).
+    if not no_aslr():
+        pytest.skip("address space randomization cannot be turned off here (setarch -R)")
+    trails = []
+    for name in ("a", "a-longer-name"):
+        proc, findings = campaign(fuzzer, tmp_path / name, runs=3000)
+        assert proc.returncode == 0 and not findings, (findings, proc.stderr[-4000:])
+        events = [ln.split("exec/s")[0] for ln in proc.stderr.splitlines() if "\tNEW " in ln]
+        assert len(events) > 100, proc.stderr[-4000:]
+        trails.append(events)
+    assert trails[0] == trails[1]
 
 
 def test_core_unit_tests(tmp_path: Path) -> None:

@@ -2050,6 +2050,9 @@ std::string cannot(const std::string& why) {
 std::string Rewriter::translate_asm(int i, int open) {
     const int close = match(open);
     if (close < 0 || breaks_between(open, close)) return kUntranslatable;
+    // An asm is code only in a macro body: in an #elif line, whether the walk counts it
+    // as dead depends on the #if before it, which the first pass may rewrite.
+    if (in_directive(i) && directive_ != "define") return cannot("in a preprocessor directive");
     {
         // An asm inside another's parentheses: neither is translated, so a second pass
         // (which would find the inner one gone) sees the same text.

@@ -546,20 +546,27 @@ bool Rewriter::in_defined_context(int i) const {
 // __CUDA_ARCH__ means "device pass" when tested with defined(), and a
 // compute capability when compared; HIP spells the first one
 // __HIP_DEVICE_COMPILE__ and has no equivalent of the second.
+// Whether token `k` can end an operand: a name, a literal, ')' or ']'.
+bool Rewriter::ends_operand(int k) const {
+    const TokenKind kind = toks_[k].kind;
+    return kind == TokenKind::Identifier || kind == TokenKind::Number ||
+           kind == TokenKind::String || kind == TokenKind::Char || is_punct(k, ")") ||
+           is_punct(k, "]");
+}
+
 void Rewriter::rewrite_arch_macro(const Entry& e, int i) {
     const bool in_if = in_directive(i) && (directive_ == "if" || directive_ == "elif");
     if (in_defined_context(i)) {
         rename(i, i, e.hip);
-    } else if (in_if && prev_sig(i) >= 0 &&
-               (is_ident(prev_sig(i)) || toks_[prev_sig(i)].kind == TokenKind::Number) &&
+    } else if (in_if && prev_sig(i) >= 0 && ends_operand(prev_sig(i)) &&
                (toks_[prev_sig(prev_sig(i))].flags & kDirectiveHash) == 0) {
-        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call. After a
-        // number too: `CUDART_VERSION __CUDA_ARCH__` becomes `12080 __CUDA_ARCH__`, and
-        // the second translation must refuse it as the first did.
+        // `#if X __CUDA_ARCH__`: a '(' here would make `X (...)` read as a call. After
+        // anything that ends an operand, since a rewrite before may turn one into
+        // another: `CUDART_VERSION` into `12080`, `__CUDA_ARCH__` into `(...)`, and the
+        // second translation must refuse it as the first did.
         diag(i, Severity::Warning, DiagId::CudaArch,
              "cannot rewrite " + std::string(text(i)) +
-                 " right after a name; it was left "
-                 "unchanged");
+                 " right after a name or value; it was left unchanged");
     } else if (in_if) {
         replace(i, i, "(defined(" + e.hip + ") ? " + std::to_string(o_.cuda_arch) + " : 0)");
         if (once_.insert("cuda-arch-value").second) {
@@ -1088,25 +1095,23 @@ void Rewriter::report_device_only(const Entry& e, int i) {
              (e.note.empty() ? std::string() : ": " + e.note));
 }
 
-// `CUDA_CB #include <x.h>`: erasing the name (and the erased ones beside it) would
-// leave the '#' first on its line, a directive only the next translation would
-// read as one.
-bool Rewriter::erasing_leads_a_line_to_hash(int i) const {
+// `CUDA_CB #include <x.h>` in code: erasing the name (and the erased ones after it)
+// would leave the '#' first on its line where the name was, a directive only the next
+// translation would read as one. Whatever precedes the name is not looked at: another
+// rewrite may put text there (a cast around a mask), and the next pass must decide the
+// same.
+bool Rewriter::erased_before_hash(int i) const {
     const auto newline_between = [this](int a, int b) {
         for (int k = a + 1; k < b; ++k) {
             if (toks_[k].kind == TokenKind::Newline) return true;
         }
         return false;
     };
+    if (in_directive(i)) return false;  // a '#' there is the directive's own operator
     int n = next_sig(i);
     while (erased(n) && !newline_between(i, n)) n = next_sig(n);
-    if (n < 0 || toks_[n].kind != TokenKind::Punct || s_[toks_[n].begin] != '#' ||
-        (toks_[n].flags & kDirectiveHash) != 0 || newline_between(i, n)) {
-        return false;
-    }
-    int p = prev_sig(i);
-    while (erased(p) && !newline_between(p, i)) p = prev_sig(p);
-    return p < 0 || newline_between(p, i);
+    return n >= 0 && toks_[n].kind == TokenKind::Punct && s_[toks_[n].begin] == '#' &&
+           (toks_[n].flags & kDirectiveHash) == 0 && !newline_between(i, n);
 }
 
 void Rewriter::on_identifier(int i) {
@@ -1123,7 +1128,7 @@ void Rewriter::on_identifier(int i) {
     if (in_directive(i) && prev_sig(i) >= 0 && (toks_[prev_sig(i)].flags & kDirectiveHash) != 0) {
         return;
     }
-    if (erased(i) && erasing_leads_a_line_to_hash(i)) return;
+    if (erased(i) && erased_before_hash(i)) return;
     Symbol& y = sym(i);
     const int p = prev_sig(i);
     if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
@@ -1432,6 +1437,20 @@ void Rewriter::walk() {
 // code, never a comment or a line break, so the output has the input's lines
 // and comments whatever the rewrite. (A line break inside a removed literal
 // stays a line break, spliced in a directive.)
+// Whether the first token at or after `at`, comments aside, is a '#' on the same line.
+bool Rewriter::hash_follows_on_its_line(std::uint32_t at) const {
+    const Tok* t = std::lower_bound(toks_, toks_ + ntok_, at,
+                                    [](const Tok& x, std::uint32_t v) { return x.begin < v; });
+    for (; t < toks_ + ntok_; ++t) {
+        if (t->kind == TokenKind::Comment) {
+            if (std::memchr(s_.data() + t->begin, '\n', t->end - t->begin) != nullptr) return false;
+            continue;
+        }
+        return t->kind == TokenKind::Punct && s_[t->begin] == '#';
+    }
+    return false;
+}
+
 std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
     std::string out;
     const auto splices = [&](std::uint32_t from, std::uint32_t to) {
@@ -1566,7 +1585,11 @@ Result Rewriter::run(const OutputBuffer* output) {
             (std::memchr(from, '/', len) != nullptr || std::memchr(from, '\n', len) != nullptr)) {
             std::string keep = kept(e.begin, e.end);
             if (!keep.empty()) {
-                owned_.push_back(std::string(e.text) + keep);
+                // After the new text, unless a '#' follows on the edit's last line: the
+                // line breaks would make it the first on its line, a directive only the
+                // next translation would read.
+                owned_.push_back(hash_follows_on_its_line(e.end) ? keep + std::string(e.text)
+                                                                 : std::string(e.text) + keep);
                 e.text = owned_.back();
             }
         }

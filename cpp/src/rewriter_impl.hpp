@@ -152,8 +152,8 @@ public:
         return e != nullptr && e->hip.empty() && e->kind == Kind::Macro &&
                e->status == Status::Supported && e->rewrite == Rewrite::None;
     }
-    // Whether erasing name `i` would leave a '#' first on its line.
-    [[nodiscard]] bool erasing_leads_a_line_to_hash(int i) const;
+    // Whether erased name `i` comes right before a '#' on its line, in code.
+    [[nodiscard]] bool erased_before_hash(int i) const;
     // The table entry of an identifier token, or nullptr.
     [[nodiscard]] const Entry* entry(int i) const {
         return toks_[i].kind == TokenKind::Identifier ? sym(i).entry : nullptr;
@@ -276,10 +276,12 @@ private:
     bool is_location(const Arg& a) const;
     std::string device_of_location(const Arg& a) const;
     bool in_defined_context(int i) const;
+    [[nodiscard]] bool ends_operand(int k) const;
     [[nodiscard]] Value condition(int first) const;
     [[nodiscard]] Value hip_condition(int first, bool ifdef, bool ifndef) const;
     void count(int family, bool converted);
     [[nodiscard]] std::string kept(std::uint32_t b, std::uint32_t e) const;
+    [[nodiscard]] bool hash_follows_on_its_line(std::uint32_t at) const;
     void finish_positions();
     void walk();
     void report_truncation();
