@@ -200,7 +200,9 @@ def run_nvcc(args: argparse.Namespace, shown: list[str]) -> int:
         bench.prepare()  # examples/cmake_app as hand-written HIP, and the baseline's flags
         wrapper = work / "bin" / "nvcc"
         wrapper.parent.mkdir()
-        wrapper.write_text(f'#!/bin/sh\nCASS_NVCC="$0" exec {python} -m cass_build.nvcc "$@"\n')
+        # As the stand-in's bin/nvcc runs the driver.
+        entry = "import sys; from cass_build.nvcc import main; sys.exit(main())"
+        wrapper.write_text(f"#!/bin/sh\nCASS_NVCC=\"$0\" exec {python} -P -c '{entry}' \"$@\"\n")
         wrapper.chmod(0o755)
         app_cuda = work / "app-cuda"
         shutil.copytree(bench.app, app_cuda)
