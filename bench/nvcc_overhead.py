@@ -202,7 +202,7 @@ def run_nvcc(args: argparse.Namespace, shown: list[str]) -> int:
         wrapper.parent.mkdir()
         # As the stand-in's bin/nvcc runs the driver.
         entry = "import sys; from cass_build.nvcc import main; sys.exit(main())"
-        wrapper.write_text(f"#!/bin/sh\nCASS_NVCC=\"$0\" exec {python} -P -c '{entry}' \"$@\"\n")
+        wrapper.write_text(f'#!/bin/sh\nCASS_NVCC="$0" exec {python} -P -c \'{entry}\' "$@"\n')
         wrapper.chmod(0o755)
         app_cuda = work / "app-cuda"
         shutil.copytree(bench.app, app_cuda)
