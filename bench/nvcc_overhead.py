@@ -338,6 +338,7 @@ def render(data: dict) -> str:  # type: ignore[type-arg]
         "  twice. Its Python step (start-up, imports, translation, cache) is what it adds.",
         "- A no-op rebuild runs no driver: Ninja reads the depfiles the driver wrote (the",
         "  original `.cu` and headers) and finds every object newer than its inputs.",
-        "- Links run `hipcc` (both routes link once per target).",
+        "- Links: the driver runs the clang command hipcc would run (asked of hipcc once per",
+        "  shape of link line), CMake's HIP language runs clang++; both link once per target.",
     ]
     return "\n".join(lines)
