@@ -200,7 +200,9 @@ def run_nvcc(args: argparse.Namespace, shown: list[str]) -> int:
         bench.prepare()  # examples/cmake_app as hand-written HIP, and the baseline's flags
         wrapper = work / "bin" / "nvcc"
         wrapper.parent.mkdir()
-        wrapper.write_text(f'#!/bin/sh\nCASS_NVCC="$0" exec {python} -m cass_build.nvcc "$@"\n')
+        # As the stand-in's bin/nvcc runs the driver.
+        entry = "import sys; from cass_build.nvcc import main; sys.exit(main())"
+        wrapper.write_text(f'#!/bin/sh\nCASS_NVCC="$0" exec {python} -P -c \'{entry}\' "$@"\n')
         wrapper.chmod(0o755)
         app_cuda = work / "app-cuda"
         shutil.copytree(bench.app, app_cuda)
@@ -336,6 +338,7 @@ def render(data: dict) -> str:  # type: ignore[type-arg]
         "  twice. Its Python step (start-up, imports, translation, cache) is what it adds.",
         "- A no-op rebuild runs no driver: Ninja reads the depfiles the driver wrote (the",
         "  original `.cu` and headers) and finds every object newer than its inputs.",
-        "- Links run `hipcc` (both routes link once per target).",
+        "- Links: the driver runs the clang command hipcc would run (asked of hipcc once per",
+        "  shape of link line), CMake's HIP language runs clang++; both link once per target.",
     ]
     return "\n".join(lines)

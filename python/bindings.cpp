@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -78,6 +79,100 @@ std::shared_ptr<cass::Table> table_from_rows(
         entries.push_back(std::move(e));
     }
     return make_table(std::move(entries), families);
+}
+
+// The table as one flat byte string (rules.core_table caches it): every build step is a
+// process of its own, and building 8000 Entry objects from Python rows costs more than
+// the translation of a small file. Layout: "CASSTBL2", then counts and fields in host
+// byte order, strings as u32 length + bytes.
+constexpr std::string_view kPackMagic = "CASSTBL2";
+
+template <typename T>
+void put(std::string& out, T v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void put_str(std::string& out, const std::string& s) {
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(s.size()));
+    out += s;
+}
+
+struct Reader {
+    std::string_view data;
+    std::size_t at = 0;
+    void need(std::size_t n) const {
+        if (data.size() - at < n) throw py::value_error("packed CASS table is truncated");
+    }
+    template <typename T>
+    T get() {
+        need(sizeof(T));
+        T v;
+        std::memcpy(&v, data.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+    std::string str() {
+        const auto n = get<std::uint32_t>();
+        need(n);
+        std::string s(data.substr(at, n));
+        at += n;
+        return s;
+    }
+};
+
+py::bytes pack_table(
+    const std::vector<cass::Entry>& entries,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& families) {
+    std::string out(kPackMagic);
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(entries.size()));
+    for (const cass::Entry& e : entries) {
+        for (const std::string* s :
+             {&e.cuda, &e.hip, &e.legacy, &e.note, &e.alt, &e.warp, &e.legacy_note})
+            put_str(out, *s);
+        put(out, static_cast<std::uint8_t>(e.kind));
+        put(out, static_cast<std::uint8_t>(e.status));
+        put(out, static_cast<std::uint8_t>(e.rewrite));
+        put(out, static_cast<std::uint8_t>(e.match));
+        put(out, e.family);
+        put(out, e.arg);
+        put(out, e.since);
+    }
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(families.size()));
+    for (const auto& [name, prefixes] : families) {
+        put_str(out, name);
+        put<std::uint32_t>(out, static_cast<std::uint32_t>(prefixes.size()));
+        for (const std::string& p : prefixes) put_str(out, p);
+    }
+    return py::bytes(out);
+}
+
+std::shared_ptr<cass::Table> unpack_table(const py::bytes& packed) {
+    Reader r{std::string_view(packed)};
+    r.need(kPackMagic.size());
+    if (r.data.substr(0, kPackMagic.size()) != kPackMagic)
+        throw py::value_error("not a packed CASS table");
+    r.at = kPackMagic.size();
+    std::vector<cass::Entry> entries(r.get<std::uint32_t>());
+    for (cass::Entry& e : entries) {
+        for (std::string* s :
+             {&e.cuda, &e.hip, &e.legacy, &e.note, &e.alt, &e.warp, &e.legacy_note})
+            *s = r.str();
+        e.kind = static_cast<cass::Kind>(r.get<std::uint8_t>());
+        e.status = static_cast<cass::Status>(r.get<std::uint8_t>());
+        e.rewrite = static_cast<cass::Rewrite>(r.get<std::uint8_t>());
+        e.match = static_cast<cass::Match>(r.get<std::uint8_t>());
+        e.family = r.get<std::uint16_t>();
+        e.arg = r.get<std::int16_t>();
+        e.since = r.get<std::uint32_t>();
+    }
+    std::vector<cass::Family> fams(r.get<std::uint32_t>());
+    for (cass::Family& f : fams) {
+        f.name = r.str();
+        f.prefixes.resize(r.get<std::uint32_t>());
+        for (std::string& p : f.prefixes) p = r.str();
+    }
+    if (r.at != r.data.size()) throw py::value_error("packed CASS table has trailing bytes");
+    return std::make_shared<cass::Table>(std::move(entries), std::move(fams));
 }
 
 void check_size(std::string_view src) {
@@ -510,29 +605,39 @@ PYBIND11_MODULE(_core, m) {
         .def(py::init(&make_table), py::arg("entries"), py::arg("families"))
         .def_static("from_rows", &table_from_rows, py::arg("rows"), py::arg("families"),
                     "A Table from rows of Entry's constructor arguments, in its order")
-        .def("__len__", &cass::Table::size);
-    m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("options"),
-          "(text, [(line, column, severity, rule, message)], [(converted, unconverted)], lines)");
-    m.def("translate_edits", &translate_edits, py::arg("source"), py::arg("table"),
-          py::arg("options"),
-          "translate() as (text, [(begin, end, out_begin, out_end)]): the input ranges "
-          "replaced and what replaced them");
-    m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
-          py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
-          py::arg("workspace") = nullptr,
-          "translate() with Diagnostic instances and (family, converted, unconverted) stats");
-    m.def("translate_files", &translate_files, py::arg("paths"), py::arg("runtime"),
-          py::arg("table"), py::arg("options"), py::arg("max_bytes"), py::arg("threads"),
-          py::arg("diagnostic_type"), py::arg("severities"),
-          "Read and translate many files on C++ threads: per path None (Python does it) or "
-          "(text, diagnostics, families, lines, size, blank, includes, seconds, real path)");
-    m.def("write_files", &write_files, py::arg("targets"), py::arg("datas"), py::arg("inputs"),
-          py::arg("threads"),
-          "write_if_changed for many outputs on C++ threads: 0 written, 1 unchanged, 2 not "
-          "done (the caller writes it)");
-    m.def(
-        "tokens", &tokens, py::arg("source"),
-        "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
-    // The kinds Python code tests for, so that it does not hard-code the enum's values.
-    m.attr("TOKEN_IDENTIFIER") = static_cast<int>(cass::TokenKind::Identifier);
+}
+
+.def_static("unpack", &unpack_table, py::arg("packed"),
+            "A Table from pack_table's bytes (ValueError if they are not one)")
+    .def_property_readonly("family_names",
+                           [](const cass::Table& t) {
+                               std::vector<std::string> names;
+                               for (const auto& f : t.families()) names.push_back(f.name);
+                               return names;
+                           })
+    .def("__len__", &cass::Table::size);
+m.def("pack_table", &pack_table, py::arg("entries"), py::arg("families"),
+      "The entries and families as bytes for Table.unpack (one call, no Entry objects)");
+m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("options"),
+      "(text, [(line, column, severity, rule, message)], [(converted, unconverted)], lines)");
+m.def("translate_edits", &translate_edits, py::arg("source"), py::arg("table"), py::arg("options"),
+      "translate() as (text, [(begin, end, out_begin, out_end)]): the input ranges "
+      "replaced and what replaced them");
+m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
+      py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
+      py::arg("workspace") = nullptr,
+      "translate() with Diagnostic instances and (family, converted, unconverted) stats");
+m.def("translate_files", &translate_files, py::arg("paths"), py::arg("runtime"), py::arg("table"),
+      py::arg("options"), py::arg("max_bytes"), py::arg("threads"), py::arg("diagnostic_type"),
+      py::arg("severities"),
+      "Read and translate many files on C++ threads: per path None (Python does it) or "
+      "(text, diagnostics, families, lines, size, blank, includes, seconds, real path)");
+m.def("write_files", &write_files, py::arg("targets"), py::arg("datas"), py::arg("inputs"),
+      py::arg("threads"),
+      "write_if_changed for many outputs on C++ threads: 0 written, 1 unchanged, 2 not "
+      "done (the caller writes it)");
+m.def("tokens", &tokens, py::arg("source"),
+      "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
+// The kinds Python code tests for, so that it does not hard-code the enum's values.
+m.attr("TOKEN_IDENTIFIER") = static_cast<int>(cass::TokenKind::Identifier);
 }

@@ -134,8 +134,8 @@ def test_unreadable_hipcc_falls_back_and_is_not_asked_again(
 
 def test_arguments_hipcc_rewrites_are_part_of_the_shape() -> None:
     args = ["-c", "-DX=--genco", "-Ifoo", "-Wl,-z", "in.hip", "-o", "out.o"]
-    assert _driver._slots(args, 4, 6) == ["-c", "-DX=--genco", 2, "-Wl,-z", 4, "-o", 6]
-    assert _driver._shape(_driver._slots(args, 4, 6), 4, 6) == [
+    assert _driver._slots(args, [4], 6) == ["-c", "-DX=--genco", 2, "-Wl,-z", 4, "-o", 6]
+    assert _driver._shape(_driver._slots(args, [4], 6), {4: "@input"}, 6) == [
         "-c", "-DX=--genco", "@", "-Wl,-z", "@input", "-o", "@output"
     ]  # fmt: skip
 
@@ -169,3 +169,47 @@ def test_parallel_steps_wait_for_one_probe(tmp_path: Path, monkeypatch: pytest.M
         tools = list(pool.map(tool, range(3)))
     assert tools == ["clang"] * 3
     assert probes == [1]  # the others waited on the lock and read its answer
+
+
+MAIN = """\
+#include <hip/hip_runtime.h>
+__global__ void twice(float *p);
+int main() { return twice == nullptr; }
+"""
+
+
+@needs_hipcc
+def test_a_link_runs_hipccs_clang_command_and_it_links(tmp_path: Path, cache_dir: Path) -> None:
+    """The link's clang command is hipcc's, asked once per shape: another program's
+    objects reuse it, and the program it links runs."""
+    assert HIP is not None
+    objects = []
+    for name, text in (("k", KERNEL), ("m", MAIN)):
+        src = tmp_path / f"{name}.hip"
+        src.write_text(text)
+        obj = tmp_path / f"{name}.o"
+        args = args_for(src, obj)
+        argv, _ = _driver.compile_command(HIP, args, source=len(args) - 3, output=len(args) - 1)
+        subprocess.run(argv, env=HIP.env(), check=True, capture_output=True)
+        objects.append(str(obj))
+    exe = tmp_path / "app"
+    args = ["--offload-arch=gfx90a", *objects, "-o", str(exe)]
+    before = set((cache_dir / "drivers").glob("*.json"))
+    argv, tool = _driver.link_command(HIP, args, inputs=[1, 2], output=len(args) - 1)
+    assert tool == "clang" and argv[0] != str(HIP.hipcc)
+    assert argv == hipcc_command(HIP, args, tmp_path)
+    [entry] = set((cache_dir / "drivers").glob("*.json")) - before
+    subprocess.run(argv, env=HIP.env(), check=True, capture_output=True)
+    assert subprocess.run([str(exe)], check=False, timeout=60).returncode == 0
+    # Other objects, the same shape: the entry is reused with their paths.
+    (tmp_path / "sub").mkdir()
+    moved = [str(tmp_path / "sub" / Path(o).name) for o in objects]
+    args2 = ["--offload-arch=gfx90a", *moved, "-o", str(tmp_path / "sub" / "app")]
+    argv2, _ = _driver.link_command(HIP, args2, inputs=[1, 2], output=len(args2) - 1)
+    assert set((cache_dir / "drivers").glob("*.json")) - before == {entry}
+    mapping = dict(zip(args, args2, strict=True))
+    assert argv2 == [mapping.get(w, w) for w in argv]
+    # An archive in an object's place is another shape (hipcc tells them apart by suffix).
+    args3 = [*args2[:2], str(tmp_path / "libk.a"), *args2[3:]]
+    _driver.link_command(HIP, args3, inputs=[1, 2], output=len(args3) - 1)
+    assert len(set((cache_dir / "drivers").glob("*.json")) - before) == 2

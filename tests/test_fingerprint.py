@@ -46,3 +46,17 @@ def test_strategy_fingerprints_hold_the_installed_code_digest() -> None:
     assert RulesStrategy().fingerprint().endswith(":" + digest)
     assert ModelStrategy().fingerprint().endswith(":" + digest)
     assert ":-" not in RulesStrategy().fingerprint()
+
+
+def test_the_installed_digest_is_remembered_by_the_files_stamps(cache_dir: Path) -> None:
+    """A build step reads the remembered digest instead of every module; it is the
+    content digest, and what is remembered is what is used."""
+    from cass_build.pipeline import fingerprint
+
+    first = fingerprint._installed.__wrapped__()
+    assert first == code_digest()
+    [memo] = (cache_dir / "code").glob("*.txt")
+    assert memo.read_text() == first
+    memo.chmod(0o644)
+    memo.write_text("0" * 24)
+    assert fingerprint._installed.__wrapped__() == "0" * 24

@@ -157,6 +157,72 @@ def test_host_program_calls_the_runtime_and_links_hip(tmp_path: Path) -> None:
     assert out.stdout.startswith("hip"), out.stdout + out.stderr  # a HIP error name, or hipSuccess
 
 
+# Host code naming each CUDA name family the stand-in maps to a CASS-supplied HIP name
+# (<cass/fp16.h>, <cass/bf16.h>, <cass/runtime.h>): a helper's device function, the bf16
+# pair type and its packing on the host, a runtime function's address.
+_CASS_NAMES_HOST = """\
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+__device__ inline __half2 clamp2(__half2 v, __half2 lo, __half2 hi) {
+  return __hmin2(__hmax2(v, lo), hi);
+}
+int main() {
+  __nv_bfloat162 pair = __floats2bfloat162_rn(1.5f, -2.25f);
+  nv_bfloat162 same = __float2bfloat162_rn(3.0f);
+  __nv_bfloat162 swapped = make_bfloat162(pair.y, pair.x);
+  cudaError_t (*launch)(cudaStream_t, cudaHostFn_t, void*) = &cudaLaunchHostFunc;
+  std::printf("%04x %04x %04x %04x %d\\n", pair.x.data, pair.y.data, same.y.data,
+              swapped.x.data, launch != nullptr);
+  return 0;
+}
+"""
+
+
+def test_every_cass_name_the_stand_in_maps_has_its_header_included() -> None:
+    headers = {"fp16": "fp16.h", "bf16": "bf16.h", "rt": "runtime.h"}
+    seen = 0
+    for path in sorted((TOOLKIT / "include" / "cass_toolkit").glob("*.h")):
+        text = path.read_text()
+        for family, header in headers.items():
+            if f" __cass_{family}_" in text:
+                seen += 1
+                assert f'#include "../../../include/cass/{header}"' in text, path.name
+                assert (
+                    TOOLKIT / "include" / "cass_toolkit" / "../../../include/cass" / header
+                ).is_file()
+    assert seen >= 3  # fp16, bf16 and runtime maps each name one
+
+
+@needs_host_hip
+@pytest.mark.parametrize("compiler", ["g++", "hipcc"])
+def test_host_code_uses_the_names_cass_headers_supply(tmp_path: Path, compiler: str) -> None:
+    """Through the stand-in, host code compiles, links and runs with the CUDA names whose
+    HIP names come from CASS's own headers, with the host compiler and with hipcc."""
+    tool = shutil.which(compiler)
+    if tool is None:
+        pytest.skip(f"needs {compiler}")
+    src = tmp_path / "host.cpp"
+    src.write_text(_CASS_NAMES_HOST)
+    top = root()
+    exe = tmp_path / "host"
+    argv = [tool, "-std=c++17", "-Wall", "-Werror"]
+    if (
+        compiler == "hipcc"
+    ):  # as cass nvcc compiles a host input; the arch keeps it off the GPU probe
+        argv += ["-x", "c++", "--offload-arch=gfx90a"]
+    argv += ["-isystem", str(top / "include"), str(src), f"-L{top / 'lib64'}", "-lcudart"]
+    env = {**os.environ, "HIP_PLATFORM": "amd"}
+    proc = subprocess.run(
+        [*argv, "-o", str(exe)], capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60)
+    # bfloat16 bits of 1.5, -2.25, 3.0 (rounded on the host) and the swapped pair's low half.
+    assert out.stdout.split() == ["3fc0", "c010", "4040", "c010", "1"], out.stdout + out.stderr
+
+
 @needs_host_hip
 def test_missing_hip_library_header_names_the_package(tmp_path: Path) -> None:
     assert GXX is not None

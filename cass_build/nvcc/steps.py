@@ -408,14 +408,24 @@ def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
     if stand_in.is_dir():
         # Its libcudart.so and friends are linker scripts for the HIP runtime.
         argv.append(f"-L{stand_in}")
+    first = len(argv)
     argv += [*link_arguments(inv, objects), "-o", str(output)]
     if ctx.dry:
         ctx.show(["hipcc", *argv])
         return
     tc = ctx.toolchain()
-    if tc.driver == "clang":  # hipcc's own link flags, where hipcc is retired
-        argv = ["--hip-link", *tc.compile_flags(), *argv]
-    full = [str(tc.hipcc), *argv]
+    if inv.verbose:  # CMake reads implicit link directories from hipcc's own -v lines
+        full = [
+            str(tc.hipcc),
+            *(["--hip-link", *tc.compile_flags()] if tc.driver == "clang" else []),
+            *argv,
+        ]
+    else:
+        from ..pipeline._driver import link_command
+
+        # The objects and libraries given by path: one probe serves every link of a shape.
+        inputs = [i for i in range(first, len(argv) - 2) if not argv[i].startswith("-")]
+        full, _ = link_command(tc, argv, inputs=inputs, output=len(argv) - 1)
     ctx.show(full)
     done = run(full, env=tc.env(), capture=False, timeout=None)
     if not done.ok:

@@ -41,7 +41,7 @@ from .._proc import run
 from ..settings import environment
 from .toolchain import HipToolchain
 
-__all__ = ["Command", "compile_command"]
+__all__ = ["Command", "compile_command", "link_command"]
 
 _FORMAT = 1
 _PROBE_TIMEOUT = 120.0
@@ -87,20 +87,24 @@ def _key(toolchain: HipToolchain, shape: list[str], env: Mapping[str, str]) -> s
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
-def _slots(args: Sequence[str], source: int, output: int | None) -> list[str | int]:
+def _slots(args: Sequence[str], inputs: Sequence[int], output: int | None) -> list[str | int]:
     """``args`` with the position of each argument hipcc passes through as it is in its
-    place: the input, the output and plain ``-I``/``-D``-like options."""
+    place: the inputs, the output and plain ``-I``/``-D``-like options."""
     slots: list[str | int] = []
     for i, arg in enumerate(args):
         plain = _PASS_THROUGH.match(arg) and "\n" not in arg and not any(s in arg for s in _SPECIAL)
-        slots.append(i if i in (source, output) or plain else arg)
+        slots.append(i if i in inputs or i == output or plain else arg)
     return slots
 
 
-def _shape(slots: list[str | int], source: int, output: int | None) -> list[str]:
-    """The command line as far as hipcc can tell: what the probe's answer depends on."""
-    names = {source: "@input", output: "@output"}
-    return [names.get(s, "@") if isinstance(s, int) else s for s in slots]
+def _shape(slots: list[str | int], inputs: Mapping[int, str], output: int | None) -> list[str]:
+    """The command line as far as hipcc can tell: what the probe's answer depends on.
+    ``inputs``: each input's word in the shape."""
+
+    def word(slot: int) -> str:
+        return "@output" if slot == output else inputs.get(slot, "@")
+
+    return [word(s) if isinstance(s, int) else s for s in slots]
 
 
 def _jobs(output: str) -> str:
@@ -112,7 +116,7 @@ def _jobs(output: str) -> str:
 def _probe(
     toolchain: HipToolchain,
     slots: list[str | int],
-    source: int,
+    inputs: Mapping[int, str],
     output: int | None,
     env: Mapping[str, str],
 ) -> dict[str, Any]:
@@ -121,9 +125,10 @@ def _probe(
 
     with tempfile.TemporaryDirectory(prefix="cass-probe-") as name:
         tmp = Path(name)
-        (tmp / "cass_probe.hip").write_bytes(b"")
         marks = {i: f"-DCASS_PROBE_ARG_{i}" for i in slots if isinstance(i, int)}
-        marks[source] = str(tmp / "cass_probe.hip")
+        for i, name in inputs.items():
+            (tmp / name).write_bytes(b"")
+            marks[i] = str(tmp / name)
         if output is not None:
             marks[output] = str(tmp / "cass_probe.o")
         probe = [marks[s] if isinstance(s, int) else s for s in slots]
@@ -182,15 +187,42 @@ def compile_command(
     the command hipcc runs, else hipcc. ``source`` and ``output`` index ``args``."""
     if toolchain.driver == "clang":  # no hipcc to ask: clang with the tree's paths
         return [str(toolchain.hipcc), *toolchain.compile_flags(), *args], "clang"
+    return _command(toolchain, args, {source: ("cass_probe.hip", "@input")}, output)
+
+
+def link_command(
+    toolchain: HipToolchain, args: Sequence[str], *, inputs: Sequence[int], output: int
+) -> Command:
+    """What to run for the link ``hipcc *args``, as :func:`compile_command` does for a
+    compile: hipcc's Perl start-up costs a link step as much as its linker does.
+    ``inputs`` index the objects and libraries given by path, ``output`` the program."""
+    if toolchain.driver == "clang":  # hipcc's own link flags, where hipcc is retired
+        return [str(toolchain.hipcc), "--hip-link", *toolchain.compile_flags(), *args], "clang"
+    # hipcc tells a link's inputs apart by their suffix (object, archive, shared library).
+    suffixes = {i: Path(args[i]).suffix for i in inputs}
+    names = {
+        i: (f"cass_probe_{n}{suffixes[i]}", f"@input{suffixes[i]}") for n, i in enumerate(inputs)
+    }
+    return _command(toolchain, args, names, output)
+
+
+def _command(
+    toolchain: HipToolchain,
+    args: Sequence[str],
+    inputs: Mapping[int, tuple[str, str]],
+    output: int | None,
+) -> Command:
+    """``inputs``: each input's file name in the probe and word in the shape."""
     hipcc: Command = ([str(toolchain.hipcc), *args], "hipcc")
     if environment().direct_clang == "0":
         return hipcc
     env = _env(toolchain)
-    slots = _slots(args, source, output)
+    slots = _slots(args, list(inputs), output)
     from .._files import cache_dir, locked
 
     root = cache_dir()
-    key = _key(toolchain, _shape(slots, source, output), env)
+    shape = _shape(slots, {i: word for i, (_, word) in inputs.items()}, output)
+    key = _key(toolchain, shape, env)
     path = root / "drivers" / f"{key}.json" if root else None
     entry = _read(path) if path else None
     if entry is None:
@@ -198,7 +230,8 @@ def compile_command(
         with locked(path.with_suffix(".lock")) if path else contextlib.nullcontext():
             entry = _read(path) if path else None
             if entry is None:
-                entry = _probe(toolchain, slots, source, output, env)
+                names = {i: name for i, (name, _) in inputs.items()}
+                entry = _probe(toolchain, slots, names, output, env)
                 if path and not entry.get("transient"):  # a timeout under load is asked again
                     _write(path, entry)
     if "template" not in entry:

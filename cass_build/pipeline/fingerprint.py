@@ -47,8 +47,31 @@ def code_digest(root: Path | None = None) -> str:
 
 @functools.cache
 def _installed() -> str:
+    """The installed package's digest, remembered under the cache by its files' names,
+    sizes and mtimes (as ``tables_digest`` keys the tables): a build step is a process
+    of its own, and reading every module costs it more than listing them."""
     spec = importlib.util.find_spec(f"{_PACKAGE.name}._core")
-    return _digest(_PACKAGE, Path(spec.origin) if spec is not None and spec.origin else None)
+    core = Path(spec.origin) if spec is not None and spec.origin else None
+    files = _python_files(_PACKAGE)
+    stamps = hashlib.sha256()
+    for path in [*files, *([core] if core else [])]:
+        try:
+            st = path.stat()
+        except OSError:
+            return _digest(_PACKAGE, core)
+        stamps.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    from .._files import cache_dir, store_quietly
+
+    memo = cache_dir() / "code" / f"{stamps.hexdigest()[:32]}.txt"
+    try:
+        found = memo.read_text(encoding="ascii").strip()
+        if len(found) == 24:
+            return found
+    except (OSError, UnicodeDecodeError):
+        pass
+    digest = _digest(_PACKAGE, core)
+    store_quietly(memo, digest.encode())
+    return digest
 
 
 def _digest(root: Path, core: Path | None) -> str:

@@ -44,6 +44,14 @@ _FAMILIES = (
     "cusolver",
 )
 
+#: The ``__cass_`` names of CASS's own headers (cass_build/include/cass/, as the rules
+#: include them in translations: rules._COMPAT) and the header defining each.
+_CASS_PREFIXES = (
+    ("__cass_fp16_", "fp16.h"),
+    ("__cass_bf16_", "bf16.h"),
+    ("__cass_rt_", "runtime.h"),
+)
+
 #: Headers included only for the file name: FindCUDA finds the toolkit's include
 #: directory by ``device_functions.h``.
 _NAME_ONLY = ("math_functions.h", "device_functions.h", "math_constants.h")
@@ -153,6 +161,16 @@ def _hip_include(row: Row) -> list[str]:
     return lines
 
 
+def _cass_headers(names: Iterable[str]) -> list[str]:
+    """The ``#include`` of each ``<cass/...>`` header that defines one of ``names``."""
+    used = {
+        header for name in names for prefix, header in _CASS_PREFIXES if name.startswith(prefix)
+    }
+    # By path from this header (include/cass_toolkit/ of the package's toolkit/): the
+    # stand-in's users put only its include/ on the path, not CASS's own include dir.
+    return [f'#include "../../../include/cass/{h}"' for _, h in _CASS_PREFIXES if h in used]
+
+
 def _family_map(family: Family) -> str:
     """``cass_toolkit/<family>.h``: one ``#define`` per CUDA name with another HIP name."""
     lines = [
@@ -162,6 +180,8 @@ def _family_map(family: Family) -> str:
         f"#define CASS_TOOLKIT_MAP_{family.name.upper()}_H",
         '#include "prelude.h"',
     ]
+    head = len(lines)
+    emitted: list[str] = []
     section = ""
     for row in family.rows:
         if row.kind not in _MAPPED_KINDS or row.status == "unsupported" or not row.hip:
@@ -174,6 +194,7 @@ def _family_map(family: Family) -> str:
             section = row.section
             lines.append(f"/* {section} */")
         define = f"#define {row.cuda} {row.hip}"
+        emitted += [row.hip, row.legacy]
         if row.since is None:
             lines.append(define)
             continue
@@ -181,6 +202,9 @@ def _family_map(family: Family) -> str:
         if row.legacy and _IDENT.match(row.legacy):
             lines += ["#else", f"#define {row.cuda} {row.legacy}"]
         lines.append("#endif")
+    # The HIP names CASS supplies itself (operations older HIP lacks), before the macros
+    # that name them, so the headers read their own names unmapped.
+    lines[head:head] = _cass_headers(emitted)
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 

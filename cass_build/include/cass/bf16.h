@@ -35,6 +35,36 @@ __host__ __device__ inline __hip_bfloat162 __cass_bf16_float2bfloat162_rn(float 
 #include <hip/hip_bfloat16.h>
 
 #ifndef __cass_bf16_pair
+#ifdef __HIPCC__
+#define __CASS_BF16_ROUND(f) hip_bfloat16(f)
+#define __CASS_BF16_WIDEN(b) static_cast<float>(b)
+#else
+// A host compiler (g++ through the CUDA toolkit stand-in's cuda_bf16.h): hip_bfloat16.h
+// then declares hip_bfloat16 as a plain struct of its bits, with no conversions, so the
+// conversions are done here: round to nearest even (a NaN stays a quiet NaN), and widen.
+#include <cstdint>
+#include <cstring>
+inline hip_bfloat16 __cass_bf16_round_host(float f) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    hip_bfloat16 out;
+    if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0) {
+        out.data = static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+    } else {
+        out.data = static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+    }
+    return out;
+}
+inline float __cass_bf16_widen_host(hip_bfloat16 b) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(b.data) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+#define __CASS_BF16_ROUND(f) __cass_bf16_round_host(f)
+#define __CASS_BF16_WIDEN(b) __cass_bf16_widen_host(b)
+#endif
+
 // cuda_bf16.h's __nv_bfloat162: two bfloat16, x the low half.
 struct __attribute__((aligned(4))) __cass_bf16_pair {
     hip_bfloat16 x, y;
@@ -49,7 +79,7 @@ __host__ __device__ inline __cass_bf16_pair __cass_bf16_halves2bfloat162(hip_bfl
 }
 
 __host__ __device__ inline __cass_bf16_pair __cass_bf16_floats2bfloat162_rn(float a, float b) {
-    return __cass_bf16_halves2bfloat162(hip_bfloat16(a), hip_bfloat16(b));
+    return __cass_bf16_halves2bfloat162(__CASS_BF16_ROUND(a), __CASS_BF16_ROUND(b));
 }
 
 __host__ __device__ inline __cass_bf16_pair __cass_bf16_float2bfloat162_rn(float a) {
@@ -61,7 +91,7 @@ __host__ __device__ inline __cass_bf16_pair __cass_bf16_float22bfloat162_rn(floa
 }
 
 __host__ __device__ inline float2 __cass_bf16_bfloat1622float2(__cass_bf16_pair a) {
-    return make_float2(static_cast<float>(a.x), static_cast<float>(a.y));
+    return make_float2(__CASS_BF16_WIDEN(a.x), __CASS_BF16_WIDEN(a.y));
 }
 
 __host__ __device__ inline __cass_bf16_pair __cass_bf16_bfloat162bfloat162(hip_bfloat16 a) {
@@ -91,16 +121,16 @@ __host__ __device__ inline __cass_bf16_pair __cass_bf16_highs2bfloat162(__cass_b
 
 // Arithmetic in float, rounded once: a bfloat16 product is exact in float.
 __device__ inline hip_bfloat16 __hadd(hip_bfloat16 a, hip_bfloat16 b) {
-    return hip_bfloat16(static_cast<float>(a) + static_cast<float>(b));
+    return __CASS_BF16_ROUND(__CASS_BF16_WIDEN(a) + __CASS_BF16_WIDEN(b));
 }
 __device__ inline hip_bfloat16 __hsub(hip_bfloat16 a, hip_bfloat16 b) {
-    return hip_bfloat16(static_cast<float>(a) - static_cast<float>(b));
+    return __CASS_BF16_ROUND(__CASS_BF16_WIDEN(a) - __CASS_BF16_WIDEN(b));
 }
 __device__ inline hip_bfloat16 __hmul(hip_bfloat16 a, hip_bfloat16 b) {
-    return hip_bfloat16(static_cast<float>(a) * static_cast<float>(b));
+    return __CASS_BF16_ROUND(__CASS_BF16_WIDEN(a) * __CASS_BF16_WIDEN(b));
 }
 __device__ inline hip_bfloat16 __hfma(hip_bfloat16 a, hip_bfloat16 b, hip_bfloat16 c) {
-    return hip_bfloat16(fmaf(static_cast<float>(a), static_cast<float>(b), static_cast<float>(c)));
+    return __CASS_BF16_ROUND(fmaf(__CASS_BF16_WIDEN(a), __CASS_BF16_WIDEN(b), __CASS_BF16_WIDEN(c)));
 }
 __device__ inline __cass_bf16_pair __hadd2(__cass_bf16_pair a, __cass_bf16_pair b) {
     return __cass_bf16_halves2bfloat162(__hadd(a.x, b.x), __hadd(a.y, b.y));

@@ -14,6 +14,14 @@
 // The HIP-on-CUDA layer (cass_build/runcheck/hip_on_cuda.py) maps these names to CUDA's own
 // as macros; with it the definitions here stand down.
 #ifndef __cass_fp16_hmax
+#ifndef __HIP__
+// A host compiler (g++ through the CUDA toolkit stand-in's cuda_fp16.h) has none of the
+// device operations these are built from: it sees them declared, as device functions.
+__device__ __half __cass_fp16_hmax(__half a, __half b);
+__device__ __half __cass_fp16_hmin(__half a, __half b);
+__device__ __half2 __cass_fp16_hmax2(__half2 a, __half2 b);
+__device__ __half2 __cass_fp16_hmin2(__half2 a, __half2 b);
+#else
 __device__ inline __half __cass_fp16_hmax(__half a, __half b) {
     if (__hisnan(a)) return b;
     if (__hisnan(b)) return a;
@@ -37,4 +45,5 @@ __device__ inline __half2 __cass_fp16_hmin2(__half2 a, __half2 b) {
     return __halves2half2(__cass_fp16_hmin(__low2half(a), __low2half(b)),
                           __cass_fp16_hmin(__high2half(a), __high2half(b)));
 }
+#endif
 #endif

@@ -3,6 +3,7 @@
 #ifndef CASS_TOOLKIT_MAP_BF16_H
 #define CASS_TOOLKIT_MAP_BF16_H
 #include "prelude.h"
+#include "../../../include/cass/bf16.h"
 /* Types */
 #if CASS_HIP_AT_LEAST(5, 7)
 #define __nv_bfloat16 __hip_bfloat16

@@ -3,6 +3,7 @@
 #ifndef CASS_TOOLKIT_MAP_FP16_H
 #define CASS_TOOLKIT_MAP_FP16_H
 #include "prelude.h"
+#include "../../../include/cass/fp16.h"
 /* Comparison */
 #define __hmax2 __cass_fp16_hmax2
 #define __hmin2 __cass_fp16_hmin2

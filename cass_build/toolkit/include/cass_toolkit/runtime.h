@@ -3,6 +3,7 @@
 #ifndef CASS_TOOLKIT_MAP_RUNTIME_H
 #define CASS_TOOLKIT_MAP_RUNTIME_H
 #include "prelude.h"
+#include "../../../include/cass/runtime.h"
 /* Device management */
 #define cudaChooseDevice hipChooseDevice
 #define cudaDeviceGetAttribute hipDeviceGetAttribute
