@@ -605,39 +605,39 @@ PYBIND11_MODULE(_core, m) {
         .def(py::init(&make_table), py::arg("entries"), py::arg("families"))
         .def_static("from_rows", &table_from_rows, py::arg("rows"), py::arg("families"),
                     "A Table from rows of Entry's constructor arguments, in its order")
-}
-
-.def_static("unpack", &unpack_table, py::arg("packed"),
-            "A Table from pack_table's bytes (ValueError if they are not one)")
-    .def_property_readonly("family_names",
-                           [](const cass::Table& t) {
-                               std::vector<std::string> names;
-                               for (const auto& f : t.families()) names.push_back(f.name);
-                               return names;
-                           })
-    .def("__len__", &cass::Table::size);
-m.def("pack_table", &pack_table, py::arg("entries"), py::arg("families"),
-      "The entries and families as bytes for Table.unpack (one call, no Entry objects)");
-m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("options"),
-      "(text, [(line, column, severity, rule, message)], [(converted, unconverted)], lines)");
-m.def("translate_edits", &translate_edits, py::arg("source"), py::arg("table"), py::arg("options"),
-      "translate() as (text, [(begin, end, out_begin, out_end)]): the input ranges "
-      "replaced and what replaced them");
-m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
-      py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
-      py::arg("workspace") = nullptr,
-      "translate() with Diagnostic instances and (family, converted, unconverted) stats");
-m.def("translate_files", &translate_files, py::arg("paths"), py::arg("runtime"), py::arg("table"),
-      py::arg("options"), py::arg("max_bytes"), py::arg("threads"), py::arg("diagnostic_type"),
-      py::arg("severities"),
-      "Read and translate many files on C++ threads: per path None (Python does it) or "
-      "(text, diagnostics, families, lines, size, blank, includes, seconds, real path)");
-m.def("write_files", &write_files, py::arg("targets"), py::arg("datas"), py::arg("inputs"),
-      py::arg("threads"),
-      "write_if_changed for many outputs on C++ threads: 0 written, 1 unchanged, 2 not "
-      "done (the caller writes it)");
-m.def("tokens", &tokens, py::arg("source"),
-      "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
-// The kinds Python code tests for, so that it does not hard-code the enum's values.
-m.attr("TOKEN_IDENTIFIER") = static_cast<int>(cass::TokenKind::Identifier);
+        .def_static("unpack", &unpack_table, py::arg("packed"),
+                    "A Table from pack_table's bytes (ValueError if they are not one)")
+        .def_property_readonly("family_names",
+                               [](const cass::Table& t) {
+                                   std::vector<std::string> names;
+                                   for (const auto& f : t.families()) names.push_back(f.name);
+                                   return names;
+                               })
+        .def("__len__", &cass::Table::size);
+    m.def("pack_table", &pack_table, py::arg("entries"), py::arg("families"),
+          "The entries and families as bytes for Table.unpack (one call, no Entry objects)");
+    m.def("translate", &translate, py::arg("source"), py::arg("table"), py::arg("options"),
+          "(text, [(line, column, severity, rule, message)], [(converted, unconverted)], lines)");
+    m.def("translate_edits", &translate_edits, py::arg("source"), py::arg("table"),
+          py::arg("options"),
+          "translate() as (text, [(begin, end, out_begin, out_end)]): the input ranges "
+          "replaced and what replaced them");
+    m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
+          py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
+          py::arg("workspace") = nullptr,
+          "translate() with Diagnostic instances and (family, converted, unconverted) stats");
+    m.def("translate_files", &translate_files, py::arg("paths"), py::arg("runtime"),
+          py::arg("table"), py::arg("options"), py::arg("max_bytes"), py::arg("threads"),
+          py::arg("diagnostic_type"), py::arg("severities"),
+          "Read and translate many files on C++ threads: per path None (Python does it) or "
+          "(text, diagnostics, families, lines, size, blank, includes, seconds, real path)");
+    m.def("write_files", &write_files, py::arg("targets"), py::arg("datas"), py::arg("inputs"),
+          py::arg("threads"),
+          "write_if_changed for many outputs on C++ threads: 0 written, 1 unchanged, 2 not "
+          "done (the caller writes it)");
+    m.def(
+        "tokens", &tokens, py::arg("source"),
+        "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
+    // The kinds Python code tests for, so that it does not hard-code the enum's values.
+    m.attr("TOKEN_IDENTIFIER") = static_cast<int>(cass::TokenKind::Identifier);
 }

@@ -58,3 +58,26 @@ def test_a_legacy_note_needs_a_legacy_form(tmp_path: Path) -> None:
     )
     with pytest.raises(TableError, match="cudaThing: 'legacy_note' needs 'legacy' and 'since'"):
         load_family(table)
+
+
+def test_the_packed_table_in_the_cache_keeps_the_notes(tmp_path: Path) -> None:
+    # The first process builds the core's table and stores it packed; the second loads
+    # that blob. Both must report the notes, or a cached build step would lose them.
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from cass_build import Settings, translate\n"
+        f"r = translate({SOURCE!r}, path='limits.cu', options=Settings(hip_version=(5, 2)))\n"
+        "print(sorted(d.message for d in r.diagnostics if d.rule == 'cass-hip-version'))\n"
+    )
+    env = {**os.environ, "CASS_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        for _ in range(2)
+    ]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert list((tmp_path / "cache").glob("core-table-*.bin"))
+    assert runs[0].stdout == runs[1].stdout
+    assert "hipErrorUnsupportedLimit" in runs[1].stdout
