@@ -1,0 +1,1 @@
+2cubl}asZtbsv_v2u{surf2Dread<cudaGraphInstantiate>CUDA_CB(s)
