@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -197,13 +198,12 @@ RUNTIME_CASES = [
 ]
 
 
-def test_core_runtime_include_is_implicit_runtimes(tmp_path: Path) -> None:
-    # python/batch.cpp's implicit_runtime against strategies.implicit_runtime.
-    from cass_build.pipeline.strategies import RulesStrategy
-
-    settings = Settings(rename_cu_includes=True)
+def _batch_and_paths(
+    tmp_path: Path, cases: list[bytes], settings: Settings
+) -> list[tuple[Path, Any]]:
+    """Each case as a .cu and a .cuh file, translated by the core's batch call."""
     paths = []
-    for k, data in enumerate(RUNTIME_CASES):
+    for k, data in enumerate(cases):
         for suffix in (".cu", ".cuh"):
             path = tmp_path / f"case{k}{suffix}"
             path.write_bytes(data)
@@ -212,7 +212,15 @@ def test_core_runtime_include_is_implicit_runtimes(tmp_path: Path) -> None:
         [str(p) for p in paths], [p.suffix == ".cu" for p in paths], core_table(),
         core_options(settings), 1 << 20, 2, Diagnostic, SEVERITIES,
     )  # fmt: skip
-    for path, item in zip(paths, found, strict=True):
+    return list(zip(paths, found, strict=True))
+
+
+def test_core_runtime_include_is_implicit_runtimes(tmp_path: Path) -> None:
+    # python/batch.cpp's implicit_runtime against strategies.implicit_runtime.
+    from cass_build.pipeline.strategies import RulesStrategy
+
+    settings = Settings(rename_cu_includes=True)
+    for path, item in _batch_and_paths(tmp_path, RUNTIME_CASES, settings):
         want = RulesStrategy().translate(path, path.read_bytes(), settings).data
         assert item is not None and item[0] == want, path.read_bytes()
 
@@ -239,18 +247,8 @@ def test_core_warp_header_is_warp_includes(tmp_path: Path, hip: tuple[int, int])
     from cass_build.pipeline.strategies import RulesStrategy
 
     settings = Settings(rename_cu_includes=True, hip_version=hip)
-    paths = []
-    for k, data in enumerate(WARP_CASES):
-        for suffix in (".cu", ".cuh"):
-            path = tmp_path / f"case{k}{suffix}"
-            path.write_bytes(data)
-            paths.append(path)
-    found = _core.translate_files(
-        [str(p) for p in paths], [p.suffix == ".cu" for p in paths], core_table(),
-        core_options(settings), 1 << 20, 2, Diagnostic, SEVERITIES,
-    )  # fmt: skip
     added = 0
-    for path, item in zip(paths, found, strict=True):
+    for path, item in _batch_and_paths(tmp_path, WARP_CASES, settings):
         want = RulesStrategy().translate(path, path.read_bytes(), settings).data
         assert item is not None and item[0] == want, path.read_bytes()
         added += b"#include <cass/" in want and b"#include <cass/" not in path.read_bytes()
