@@ -42,12 +42,12 @@
 #else
 #define make_bfloat162 __cass_bf16_halves2bfloat162
 #endif
-#if CASS_HIP_AT_LEAST(7, 0)
+#if CASS_HIP_AT_LEAST(6, 2)
 #define __floats2bfloat162_rn __hip_bfloat162
 #else
 #define __floats2bfloat162_rn __cass_bf16_floats2bfloat162_rn
 #endif
-#if CASS_HIP_AT_LEAST(7, 0)
+#if CASS_HIP_AT_LEAST(6, 2)
 #define __float2bfloat162_rn __bfloat162bfloat162
 #else
 #define __float2bfloat162_rn __cass_bf16_float2bfloat162_rn

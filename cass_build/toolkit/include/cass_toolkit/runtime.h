@@ -10,7 +10,11 @@
 #define cudaDeviceGetByPCIBusId hipDeviceGetByPCIBusId
 #define cudaDeviceGetCacheConfig hipDeviceGetCacheConfig
 #define cudaDeviceGetDefaultMemPool hipDeviceGetDefaultMemPool
+#if CASS_HIP_AT_LEAST(5, 3)
 #define cudaDeviceGetLimit hipDeviceGetLimit
+#else
+#define cudaDeviceGetLimit __cass_rt_hipDeviceGetLimit
+#endif
 #define cudaDeviceGetMemPool hipDeviceGetMemPool
 #define cudaDeviceGetP2PAttribute hipDeviceGetP2PAttribute
 #define cudaDeviceGetPCIBusId hipDeviceGetPCIBusId
@@ -23,6 +27,8 @@
 #define cudaDeviceSetCacheConfig hipDeviceSetCacheConfig
 #if CASS_HIP_AT_LEAST(5, 3)
 #define cudaDeviceSetLimit hipDeviceSetLimit
+#else
+#define cudaDeviceSetLimit __cass_rt_hipDeviceSetLimit
 #endif
 #define cudaDeviceSetMemPool hipDeviceSetMemPool
 #define cudaDeviceSetSharedMemConfig hipDeviceSetSharedMemConfig
@@ -45,10 +51,16 @@
 /* Thread management [deprecated] */
 #define cudaThreadExit hipDeviceReset
 #define cudaThreadGetCacheConfig hipDeviceGetCacheConfig
+#if CASS_HIP_AT_LEAST(5, 3)
 #define cudaThreadGetLimit hipDeviceGetLimit
+#else
+#define cudaThreadGetLimit __cass_rt_hipDeviceGetLimit
+#endif
 #define cudaThreadSetCacheConfig hipDeviceSetCacheConfig
 #if CASS_HIP_AT_LEAST(5, 3)
 #define cudaThreadSetLimit hipDeviceSetLimit
+#else
+#define cudaThreadSetLimit __cass_rt_hipDeviceSetLimit
 #endif
 #define cudaThreadSynchronize hipDeviceSynchronize
 /* Error handling */
@@ -908,6 +920,8 @@
 #define cudaMemcpyDefault hipMemcpyDefault
 #if CASS_HIP_AT_LEAST(6, 0)
 #define cudaMemoryTypeUnregistered hipMemoryTypeUnregistered
+#else
+#define cudaMemoryTypeUnregistered __cass_rt_hipMemoryTypeUnregistered
 #endif
 #define cudaMemoryTypeHost hipMemoryTypeHost
 #define cudaMemoryTypeDevice hipMemoryTypeDevice
@@ -996,6 +1010,8 @@
 #define cudaDevP2PAttrCudaArrayAccessSupported hipDevP2PAttrHipArrayAccessSupported
 #if CASS_HIP_AT_LEAST(5, 3)
 #define cudaLimitStackSize hipLimitStackSize
+#else
+#define cudaLimitStackSize __cass_rt_hipLimitStackSize
 #endif
 #define cudaLimitPrintfFifoSize hipLimitPrintfFifoSize
 #define cudaLimitMallocHeapSize hipLimitMallocHeapSize
