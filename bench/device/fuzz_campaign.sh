@@ -31,7 +31,8 @@
 # rounded up), FUZZ_SECONDS (campaign wall limit, 420), FUZZ_DEADLINE (seconds from
 # the start by which the archive must be written, 570: the campaign is cut short so
 # that a 600 s command limit still gets it), FUZZ_MAX_LEN (512), FUZZ_ENGINE (auto,
-# libfuzzer or driver), FUZZ_NICE (10), FUZZ_PIN (1; 0 leaves the affinity alone).
+# libfuzzer or driver), FUZZ_NICE (10), FUZZ_PIN (1; 0 leaves the affinity alone),
+# FUZZ_SEED_BASE (0; worker w uses seed BASE + w + 1, so a new base explores new inputs).
 # Exit status: 0 when no finding, 1 when findings, 2 when it could not build.
 set -uo pipefail
 
@@ -60,6 +61,7 @@ MAX_LEN=${FUZZ_MAX_LEN:-512}
 ENGINE=${FUZZ_ENGINE:-auto}
 NICE=${FUZZ_NICE:-10}
 PER=$(((RUNS + WORKERS - 1) / WORKERS))
+SEED_BASE=${FUZZ_SEED_BASE:-0}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cass-fuzz-XXXXXX")
 BUILD=$WORK/build
 # Everything that goes into the archive is written under $REP first.
@@ -235,11 +237,11 @@ for ((w = 0; w < WORKERS; w++)); do
     prefix=$REP/findings/w$w-
     if [ "$ENGINE" = libfuzzer ]; then
         mkdir -p "$WORK/corpus$w"
-        cmd=("$BIN" -seed=$((w + 1)) -runs="$PER" -max_total_time="$SECONDS_LIMIT"
+        cmd=("$BIN" -seed=$((SEED_BASE + w + 1)) -runs="$PER" -max_total_time="$SECONDS_LIMIT"
             -max_len="$MAX_LEN" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
             -dict="$BUILD/cuda.dict" -artifact_prefix="$prefix" "$WORK/corpus$w" "$WORK/seeds")
     else
-        cmd=("$BIN" --seed=$((w + 1)) --runs="$PER" --max-seconds="$SECONDS_LIMIT"
+        cmd=("$BIN" --seed=$((SEED_BASE + w + 1)) --runs="$PER" --max-seconds="$SECONDS_LIMIT"
             --max-len="$MAX_LEN" --dict="$BUILD/cuda.dict" --artifact-prefix="$prefix"
             "$WORK/seeds")
     fi
