@@ -1,0 +1,1 @@
+u{surf2Dread<cudcuStreamcudaDevAttrHostRegisterSupportedQustantiate>CUDA_CB(s)*
