@@ -102,7 +102,7 @@ def cmake_dir() -> str:
     return ok(proc).strip()
 
 
-def _fatbin_sections(path: Path) -> bytes:
+def fatbin_section(path: Path) -> bytes:
     """The ``.hip_fatbin`` section of an object, library or executable."""
     assert OBJCOPY is not None
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,7 +117,7 @@ def _fatbin_sections(path: Path) -> bytes:
 
 def bundle_ids(path: Path) -> set[str]:
     """Offload bundle ids in a file's ``.hip_fatbin`` (scanned: linked files hold several)."""
-    data = _fatbin_sections(path)
+    data = fatbin_section(path)
     return {m.decode() for m in re.findall(rb"hipv4-amdgcn-amd-amdhsa--gfx[0-9a-f]+", data)}
 
 
@@ -131,7 +131,7 @@ def code_object_archs(obj: Path) -> set[str]:
     found: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
         fatbin = Path(tmp) / "fatbin"
-        fatbin.write_bytes(_fatbin_sections(obj))
+        fatbin.write_bytes(fatbin_section(obj))
         listed = ok(run([BUNDLER, "--list", "--type=o", f"--input={fatbin}"], ROOT)).split()
         for target in listed:
             if not target.startswith(BUNDLE_ID):

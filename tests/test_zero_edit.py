@@ -32,6 +32,7 @@ from tests.build_helpers import (
     build_env,
     cmake_dir,
     copy_example,
+    fatbin_section,
     ok,
     require,
 )
@@ -204,6 +205,27 @@ def test_e_legacy_findcuda(tree: Path) -> None:
     assert cache["CUDA_NVCC_EXECUTABLE"] == str(_stand_in() / "bin" / "nvcc")
 
 
+def test_a_static_library_with_relocatable_device_code_linked_by_cxx(tree: Path) -> None:
+    """A static library with separable compilation and a host .cpp, used by an
+    executable that is not separable: CMake links the executable with the C++ compiler
+    after a `-dlink` step of its own, so that step must link the library's device code."""
+    build = tree / "build-rdc-lib"
+    log = _build(tree / "rdc_static_lib", build)
+    assert " -dlink " in ok(
+        subprocess.run(
+            [NINJA or "ninja", "-C", str(build), "-t", "commands", "blur_demo"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    )
+    assert "undefined reference" not in log
+    assert _amd_archs(build / "blur_demo") >= set(ARCHS)
+    # The library's kernel is in the executable's code objects (its device function,
+    # from another file, resolved by the device link and inlined there).
+    assert b"_Z6blur1dPKfPfii" in fatbin_section(build / "blur_demo")
+
+
 @pytest.mark.parametrize(
     ("project", "binary", "defs"),
     [
@@ -211,6 +233,7 @@ def test_e_legacy_findcuda(tree: Path) -> None:
         ("helpers", "vector_add", ()),
         ("host_runtime", "host_scale", ()),
         ("legacy_findcuda", "legacy_histogram", ()),
+        ("rdc_static_lib", "blur_demo", ()),
     ],
 )
 def test_same_trees_build_with_the_real_nvcc(

@@ -112,7 +112,8 @@ def run_invocation(inv: Invocation) -> int:
             steps.write_output(data, inv.output)
         return 0
     if inv.mode == "dlink":
-        steps.empty_object(inv.output or Path("a_dlink.o"), ctx)
+        linked = [p for p, lang in inv.inputs if lang == "link"]
+        steps.device_link(linked, inv.output or Path("a_dlink.o"), ctx)
         return 0
     if inv.mode in ("compile", "compile-rdc"):
         for src, language in sources:

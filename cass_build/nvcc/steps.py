@@ -28,7 +28,15 @@ from ..settings import PipelineOptions
 from .flags import Invocation
 from .identity import toolkit_root
 
-__all__ = ["Context", "compile_cuda", "compile_host", "dependencies", "link", "preprocess"]
+__all__ = [
+    "Context",
+    "compile_cuda",
+    "compile_host",
+    "dependencies",
+    "device_link",
+    "link",
+    "preprocess",
+]
 
 RDC_MARK = b"__CLANG_OFFLOAD_BUNDLE__hip-"
 """In an object compiled with -fgpu-rdc: device bitcode still to be linked."""
@@ -393,8 +401,12 @@ def _has_rdc(paths: Sequence[Path]) -> bool:
 
 def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
     """Link with the HIP compiler; device code compiled with -fgpu-rdc is linked here."""
+    from .device_link import DLINK_MARK, has_mark
+
     inv = ctx.inv
     rdc = inv.rdc or (not ctx.dry and _has_rdc(objects))
+    if rdc and not ctx.dry and has_mark(objects, DLINK_MARK):
+        rdc = False  # an object of `-dlink` holds the target's device code, linked
     # The archs always: without them hipcc asks rocm_agent_enumerator for the local GPUs.
     argv = [f"--offload-arch={a}" for a in ctx.archs]
     if rdc:
@@ -432,8 +444,32 @@ def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
         raise _BuildFailed(done.returncode)
 
 
+def device_link(inputs: Sequence[Path], output: Path, ctx: Context) -> None:
+    """``-dlink``: the relocatable device code among ``inputs`` linked into ``output``
+    (nvcc/device_link.py), or an empty object where there is none to link."""
+    import tempfile
+
+    from ..pipeline._driver import link_command
+    from . import device_link as dl
+
+    with tempfile.TemporaryDirectory(prefix="cass-dlink-in-") as name:
+        objects = dl.rdc_objects(inputs, RDC_MARK, Path(name))
+        if not objects:
+            empty_object(output, ctx)
+            return
+        tc = ctx.toolchain()
+        argv = [f"--offload-arch={a}" for a in ctx.archs] + ["-fgpu-rdc", "--hip-link"]
+        argv += [f for f in ctx.inv.hip_flags if not f.startswith(("-I", "-D", "-U"))]
+        first = len(argv)
+        argv += [*map(str, objects), "-o", str(Path(name) / "a.out")]
+        full, _ = link_command(
+            tc, argv, inputs=range(first, first + len(objects)), output=len(argv) - 1
+        )
+        dl.device_link(full, tc.env(), output, ctx.say, ctx.dry)
+
+
 def empty_object(output: Path, ctx: Context) -> None:
-    """``-dlink``'s object: empty, as the HIP compiler links device code at the final link."""
+    """``-dlink``'s object where no input has device code to link."""
     from ..pipeline.toolchain import find_program
 
     cc = find_program("cc") or find_program("gcc")
