@@ -176,11 +176,15 @@ def serve(argv: list[str] | None = None) -> int:
     stamp = code_stamp()
     os.chdir(directory)  # relative names: a deep cache directory would not fit sun_path
     lock = os.open(f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    if not _take(lock, 0.0):
+        # Another server has it, or is going away (idle, stale): the client polls the
+        # socket meanwhile, and this one takes over if the lock comes free soon.
         _say(ready_fd, b"busy\n")
-        return 0
+        ready_fd = -1
+        if not _take(lock, 3.0):
+            return 0
+    os.ftruncate(lock, 0)
+    os.write(lock, f"{os.getpid()}\n".encode())  # which process serves this socket
     _warm()
     with contextlib.suppress(FileNotFoundError):
         Path(name).unlink()  # a dead server's socket: we hold the lock, so it is no one's
@@ -195,7 +199,21 @@ def serve(argv: list[str] | None = None) -> int:
             if Path(name).stat().st_ino == os.fstat(listener.fileno()).st_ino:
                 Path(name).unlink()
         listener.close()
+        with contextlib.suppress(OSError):
+            os.close(lock)  # at once: a client may be starting the next server
     return 0
+
+
+def _take(lock: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
 
 
 def _loop(
@@ -214,10 +232,11 @@ def _loop(
         conn, _ = listener.accept()
         last = time.monotonic()
         if code_stamp() != stamp:
-            # Changed code must never serve a call: give up the name first, so the
-            # client's next attempt starts a server on the new code.
+            # Changed code must never serve a call: give up the name and the lock first,
+            # so that the server the client starts next, on the new code, can take both.
             with contextlib.suppress(OSError):
                 Path(listener.getsockname()).unlink()
+            os.close(lock)
             with contextlib.suppress(OSError):
                 conn.sendall(b"stale\n")
             conn.close()

@@ -373,7 +373,11 @@ int main(int argc, char** argv) {
             if (sock < 0) break;
         }
         if (g_signal != 0) return 128 + g_signal;
-        int rc = send_request(sock, call) ? await_result(sock) : kNotStarted;
+        // A stale server answers without reading the request, so a failed send may
+        // still leave its answer to read.
+        bool sent = send_request(sock, call);
+        int rc = await_result(sock);
+        if (!sent && rc >= 0) rc = kNotStarted;
         close(sock);
         if (rc == kStale) continue;  // it has shut down; the next attempt starts a fresh one
         if (rc == kNotStarted) break;
