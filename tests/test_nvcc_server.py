@@ -183,8 +183,9 @@ def _second_install(tmp_path: Path) -> Path:
     """Another install of the package, laid out as a wheel installs it (a venv whose
     site-packages holds the source tree with the built core and client); returns its
     stand-in's ``bin/nvcc``, which names that venv's Python by the layout alone."""
-    import cass_build
     import cass_build._core as core
+
+    import cass_build
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

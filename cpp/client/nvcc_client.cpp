@@ -135,6 +135,12 @@ std::string real_path(const std::string& path) {
     return out;
 }
 
+std::string link_text(const char* path) {
+    char buf[256];
+    ssize_t n = readlink(path, buf, sizeof buf);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
 // The address of NAME in the directory open as DIR_FD: through /proc when the full
 // path would not fit sun_path (deep cache directories in build trees).
 bool address(int dir_fd, const std::string& dir, const std::string& name, sockaddr_un* addr) {
@@ -347,10 +353,11 @@ int main(int argc, char** argv) {
     if (dir_fd < 0) run_in_process(call);
     // One server per interpreter, install and import path: another install (or a
     // PYTHONPATH naming another copy) must never be served this one's code. The
-    // interpreter is named as given: venvs share one binary through symlinks.
+    // interpreter is named as given: venvs share one binary through symlinks. And one
+    // per mount namespace: a container sharing the directory sees other files.
     std::string name = "nvcc-" +
-                       key_hex({call.python, real_path(call.bin), env_or("PYTHONPATH", ""),
-                                env_or("PYTHONHOME", "")}) +
+                       key_hex({call.python, real_path(call.bin), link_text("/proc/self/ns/mnt"),
+                                env_or("PYTHONPATH", ""), env_or("PYTHONHOME", "")}) +
                        ".sock";
     sockaddr_un addr{};
     if (!address(dir_fd, dir, name, &addr)) run_in_process(call);
