@@ -311,3 +311,17 @@ def test_a_killed_client_leaves_no_work_running(
     assert _gone(worker, within=10)
     assert all(_gone(pid, within=10) for pid in compilers)
     assert not (tmp_path / "heavy.o").exists()
+
+
+def test_a_socket_path_longer_than_sun_path_still_serves(served: Served, tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True, mode=0o700)
+    assert len(str(deep / "cass-nvcc" / "nvcc-0123456789abcdef.sock")) > 108
+    for _ in range(2):
+        proc = served("--version", cwd=tmp_path, XDG_RUNTIME_DIR=str(deep))
+        assert proc.returncode == 0, proc.stderr
+    assert len(served.served()) == 2
+    assert len(list(deep.glob("cass-nvcc/*.sock"))) == 1
+    for lock in deep.glob("cass-nvcc/*.lock"):  # this one's runtime dir is not the fixture's
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int(lock.read_text().split()[0]), signal.SIGTERM)
