@@ -183,6 +183,8 @@ def serve(argv: list[str] | None = None) -> int:
         ready_fd = -1
         if not _take(lock, 3.0):
             return 0
+    with contextlib.suppress(OSError):
+        os.ftruncate(2, 0)  # NAME.log: this server's errors only (a tty refuses: fine)
     os.ftruncate(lock, 0)
     os.write(lock, f"{os.getpid()}\n".encode())  # which process serves this socket
     _warm()

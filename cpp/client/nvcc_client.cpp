@@ -189,7 +189,7 @@ bool start_server(const Call& call, const std::string& dir, const std::string& n
         // a caller waiting for EOF on our stdout), so everything but the ready pipe goes.
         int null_fd = open("/dev/null", O_RDWR);
         std::string log = dir + "/" + name + ".log";
-        int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         dup2(null_fd, 0);
         dup2(null_fd, 1);
         dup2(log_fd >= 0 ? log_fd : null_fd, 2);
@@ -383,6 +383,7 @@ int main(int argc, char** argv) {
         // A stale server answers without reading the request, so a failed send may
         // still leave its answer to read.
         bool sent = send_request(sock, call);
+        if (!sent) shutdown(sock, SHUT_WR);  // a child waiting for the rest sees the end
         int rc = await_result(sock);
         if (!sent && rc >= 0) rc = kNotStarted;
         close(sock);
