@@ -325,3 +325,18 @@ def test_a_socket_path_longer_than_sun_path_still_serves(served: Served, tmp_pat
     for lock in deep.glob("cass-nvcc/*.lock"):  # this one's runtime dir is not the fixture's
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(lock.read_text().split()[0]), signal.SIGTERM)
+
+
+def test_each_call_runs_in_its_own_environment_and_directory(
+    served: Served, tmp_path: Path
+) -> None:
+    require(hipcc=HIPCC)
+    for name, arch in (("one", "gfx90a"), ("two", "gfx1030")):
+        work = tmp_path / name
+        work.mkdir()
+        (work / "k.cu").write_bytes(KERNEL)
+        proc = served("-arch=sm_80", "-E", "k.cu", "-o", "k.i", cwd=work, CASS_ARCHS=arch)
+        assert proc.returncode == 0, proc.stderr
+        assert f"building for {arch} (CASS_ARCHS".encode() in proc.stderr
+        assert (work / "k.i").is_file()  # written in the call's own directory
+    assert len(served.served()) == 2 and len(served.servers()) == 1

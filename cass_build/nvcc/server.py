@@ -305,6 +305,7 @@ def _child(conn: socket.socket, server: int) -> None:
         os.umask(umask)
         os.environ.clear()
         os.environ.update(dict(entry.split("=", 1) for entry in env if "=" in entry))
+        time.tzset()  # TZ is read once per process, and the call's may differ
         conn.sendall(f"pid {os.getpid()}\n".encode())
     except (OSError, ValueError):
         os._exit(1)

@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -139,6 +140,25 @@ std::string link_text(const char* path) {
     char buf[256];
     ssize_t n = readlink(path, buf, sizeof buf);
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// What decides a server's code and the state its children inherit, so that calls that
+// differ in it get servers of their own: the interpreter (named as given: venvs share
+// one binary through symlinks), the install, the mount namespace (a container sharing
+// the directory sees other files), and the variables Python reads once at start-up
+// (PYTHONPATH and the other PYTHON* ones; the locale, which decides stdio's encoding).
+std::vector<std::string> server_key(const Call& call) {
+    std::vector<std::string> key{call.python, real_path(call.bin), link_text("/proc/self/ns/mnt")};
+    std::vector<std::string> startup;
+    for (char** e = environ; *e != nullptr; ++e) {
+        std::string entry(*e);
+        if (entry.rfind("PYTHON", 0) == 0 || entry.rfind("LC_ALL=", 0) == 0 ||
+            entry.rfind("LC_CTYPE=", 0) == 0 || entry.rfind("LANG=", 0) == 0)
+            startup.push_back(entry);
+    }
+    std::sort(startup.begin(), startup.end());
+    key.insert(key.end(), startup.begin(), startup.end());
+    return key;
 }
 
 // The address of NAME in the directory open as DIR_FD: through /proc when the full
@@ -351,14 +371,7 @@ int main(int argc, char** argv) {
     std::string dir = socket_dir();
     int dir_fd = private_dir(dir);
     if (dir_fd < 0) run_in_process(call);
-    // One server per interpreter, install and import path: another install (or a
-    // PYTHONPATH naming another copy) must never be served this one's code. The
-    // interpreter is named as given: venvs share one binary through symlinks. And one
-    // per mount namespace: a container sharing the directory sees other files.
-    std::string name = "nvcc-" +
-                       key_hex({call.python, real_path(call.bin), link_text("/proc/self/ns/mnt"),
-                                env_or("PYTHONPATH", ""), env_or("PYTHONHOME", "")}) +
-                       ".sock";
+    std::string name = "nvcc-" + key_hex(server_key(call)) + ".sock";
     sockaddr_un addr{};
     if (!address(dir_fd, dir, name, &addr)) run_in_process(call);
 
