@@ -85,6 +85,14 @@ class Environment:
     nvcc: str = ""
     """The program that runs ``cass nvcc`` (the stand-in's ``bin/nvcc``), named as the host
     link launcher in ``cass nvcc -v`` so that CMake's links come back to the driver."""
+    nvcc_server: str = ""
+    """``0`` runs the stand-in's ``bin/nvcc`` in-process, one Python per call, instead of
+    through its translation server (read by ``bin/nvcc`` and its client; docs/zero-edit.md)."""
+    nvcc_server_idle: str = ""
+    """Seconds the translation server waits for a call before it exits (default 300)."""
+    nvcc_server_stats: str = ""
+    """A file the translation server appends one line to per call served: its pid, the
+    call's own CPU and exit code (bench/nvcc_percall.py; tests)."""
 
     @classmethod
     def read(cls, environ: Mapping[str, str] | None = None) -> Environment:

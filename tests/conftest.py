@@ -16,8 +16,12 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def _cass_environment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    saved = {k: os.environ.get(k) for k in ("CASS_VERIFY", "CASS_CACHE_DIR")}
+    saved = {
+        k: os.environ.get(k) for k in ("CASS_VERIFY", "CASS_CACHE_DIR", "CASS_NVCC_SERVER_IDLE")
+    }
     os.environ["CASS_VERIFY"] = "none"
+    # Builds through the stand-in start translation servers: let them go soon after.
+    os.environ.setdefault("CASS_NVCC_SERVER_IDLE", "30")
     if "CASS_CACHE_DIR" not in os.environ:
         os.environ["CASS_CACHE_DIR"] = str(tmp_path_factory.mktemp("cass-cache"))
     yield

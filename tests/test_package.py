@@ -89,18 +89,22 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
         and n not in model_files
         and n not in headers
         and not n.startswith(("cass_build/data/", "cass_build/_core", "cass_build/toolkit/"))
+        and n != "cass_build/libexec/cass-nvcc-client"
     }
     assert not unexpected, unexpected
     toolkit = {
         f"cass_build/{p.relative_to(ROOT / 'cass_build').as_posix()}"
         for p in (ROOT / "cass_build" / "toolkit").rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and p.name != ".python"
+        if p.is_file() and "__pycache__" not in p.parts and p.name not in (".python", ".client")
     }
     assert toolkit <= package, sorted(toolkit - package)[:5]
     assert "cass_build/toolkit/bin/.python" not in package
     # bin/nvcc is run by path (CMake, make): the executable bit must survive the wheel.
     mode = zipfile.ZipFile(wheel).getinfo("cass_build/toolkit/bin/nvcc").external_attr >> 16
     assert mode & 0o111, oct(mode)
+    # ... and so must the translation server's client, which bin/nvcc runs beside it.
+    client = zipfile.ZipFile(wheel).getinfo("cass_build/libexec/cass-nvcc-client")
+    assert (client.external_attr >> 16) & 0o111
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(entry).decode()
     assert "cass = cass_build.__main__:main" in entry_points
@@ -141,7 +145,8 @@ def test_clean_install_runs_the_stand_in_nvcc_unactivated(wheel: Path, tmp_path:
     cudacxx = next(w for w in env_out.split() if w.startswith("CUDACXX="))
     nvcc = Path(cudacxx.removeprefix("CUDACXX="))
     assert str(env_dir) in str(nvcc)
-    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    # The call starts a translation server under HOME's cache: let it go soon after.
+    bare = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CASS_NVCC_SERVER_IDLE": "5"}
     version = subprocess.run(
         [str(nvcc), "--version"],
         capture_output=True,
@@ -153,6 +158,7 @@ def test_clean_install_runs_the_stand_in_nvcc_unactivated(wheel: Path, tmp_path:
     assert version.returncode == 0, version.stderr
     assert "V12.8.0" in version.stdout
     assert not (nvcc.parent / ".python").exists()
+    assert not (nvcc.parent / ".client").exists()  # the layout names the client too
 
 
 @pytest.mark.slow

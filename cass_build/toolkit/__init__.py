@@ -16,11 +16,14 @@ import contextlib
 import sys
 from pathlib import Path
 
-__all__ = ["CUDA_VERSION", "interpreter_file", "nvcc", "root"]
+__all__ = ["CLIENT", "CUDA_VERSION", "interpreter_file", "nvcc", "root"]
 
 #: The CUDA release the stand-in poses as: version files, ``CUDART_VERSION`` and
 #: ``CUDA_VERSION`` in its headers (the core's default ``Options.cuda_version``).
 CUDA_VERSION = (12, 8, 0)
+
+#: The translation server's per-call client (cpp/client), installed in ``libexec/``.
+CLIENT = "cass-nvcc-client"
 
 
 def root() -> Path:
@@ -59,8 +62,32 @@ def _record_interpreter(bin_dir: Path) -> None:
     prefix = _layout_prefix(bin_dir)
     if prefix.resolve() == Path(sys.prefix).resolve() and (prefix / "bin" / "python3").exists():
         return
-    record = bin_dir / ".python"
-    text = sys.executable + "\n"
+    _record(bin_dir / ".python", sys.executable)
+    _record_client(bin_dir)
+
+
+def _record_client(bin_dir: Path) -> None:
+    """``bin/.client``: the per-call client of the translation server, which CMake
+    installs beside the core (``cass_build/libexec``); in an editable install that is
+    not the source tree ``bin/nvcc`` lies in."""
+    record = bin_dir / ".client"
+    try:
+        if Path(record.read_text(encoding="utf-8").strip()).is_file():
+            return
+    except OSError:
+        pass
+    import importlib.util
+
+    spec = importlib.util.find_spec(f"{__package__.rpartition('.')[0]}._core")
+    if spec is None or not spec.origin:
+        return
+    client = Path(spec.origin).parent / "libexec" / CLIENT
+    if client.is_file():
+        _record(record, str(client))
+
+
+def _record(record: Path, value: str) -> None:
+    text = value + "\n"
     try:
         if record.read_text(encoding="utf-8") == text:
             return
@@ -70,5 +97,6 @@ def _record_interpreter(bin_dir: Path) -> None:
     from ..errors import OutputError
 
     with contextlib.suppress(OutputError, OSError):
-        # A read-only install keeps no record: bin/nvcc falls back to python3 on PATH.
+        # A read-only install keeps no record: bin/nvcc falls back to python3 on PATH
+        # (and to the driver in-process, without the client).
         write_atomic(record, text.encode())
