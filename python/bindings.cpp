@@ -265,8 +265,12 @@ py::list diagnostics(const cass::Result& r, const py::str& path, PyTypeObject* t
             line_value = d.line;
         }
         py::object items[6] = {
-            path, line, py::int_(d.column), severities[static_cast<std::size_t>(d.severity) % 3],
-            rule, message(d.message),
+            path,
+            line,
+            py::int_(d.column),
+            severities[static_cast<std::size_t>(d.severity) % 3],
+            rule,
+            message(d.message),
         };
         PyObject* t = type->tp_alloc(type, 6);
         if (t == nullptr) throw py::error_already_set();

@@ -126,7 +126,8 @@ std::string warp_header_lines(std::string_view hip) {
     }
     if (headers.empty()) return {};
     std::string lines;
-    for (const std::string_view h : headers) lines.append("#include <cass/").append(h).append(".h>\n");
+    for (const std::string_view h : headers)
+        lines.append("#include <cass/").append(h).append(".h>\n");
     lines.append("#line 1\n");
     return lines;
 }

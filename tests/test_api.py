@@ -408,7 +408,7 @@ HEADER_CASES = [
     "#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat162* p, float2 f) {\n"
     "  p[0] = __float22bfloat162_rn(f);\n}\n",
     "#include <cass/warp.h>\n__global__ void k(int* o) { o[0] = __ballot_sync(~0u, 1); }\n",
-    "  # include \"cass/cooperative_groups.h\"\n__global__ void k() { __syncwarp(); }\n",
+    '  # include "cass/cooperative_groups.h"\n__global__ void k() { __syncwarp(); }\n',
     "// __cass_ named in a comment, x__cass_y not at a word's start\nint x__cass_y;\n",
     "// __cass_cg in a comment\nint __cass_fp16_x, __cass_rt_y, __cass_bf16_z;\n",
     "int x;\r\n__global__ void k(int* o) {\r\n  o[0] = __activemask();\r\n}\r\n",
@@ -438,8 +438,7 @@ def test_header_cases_cover_every_header() -> None:
 
     settings = Settings(hip_version=(5, 2))
     heads = b"".join(
-        warp_include(translate_bytes(s.encode(), "h.cu", settings).data)[:200]
-        for s in HEADER_CASES
+        warp_include(translate_bytes(s.encode(), "h.cu", settings).data)[:200] for s in HEADER_CASES
     )
     for header in (b"warp", b"cooperative_groups", b"fp16", b"bf16", b"runtime"):
         assert b"#include <cass/" + header + b".h>\n" in heads, header
