@@ -487,3 +487,26 @@ def test_repeated_messages_share_one_object() -> None:
     assert len(messages) == 50 and set(messages) == {LANE_MESSAGE}
     assert len({id(m) for m in messages}) == 1
     assert [d.line for d in t.diagnostics] == list(range(1, 51))
+
+
+def test_a_workspace_lent_back_gives_the_same_translations() -> None:
+    """After a large translation the thread's workspace lends its buffers back to the
+    kernel (MADV_FREE) and keeps them mapped: the pages may come back zeroed or as the
+    last file left them. Either way the next files translate as in a fresh workspace."""
+    from cass_build import _core
+    from cass_build.rules import core_options, core_table
+    from cass_build.rules.diagnostics import SEVERITIES
+
+    unit = "__global__ void k{i}(int* o) {{ o[threadIdx.x & 31] = __ballot_sync(~0u, {i}); }}\n"
+    big = "".join(unit.format(i=i) for i in range(30_000)).encode()  # > 16 MiB of tokens
+    other = big.replace(b"__ballot_sync", b"cudaMalloc").replace(b"& 31", b"% 7")
+    small = SOURCE.encode()
+    table, options = core_table(), core_options(Settings(hip_version=(5, 2)))
+
+    def run(data: bytes, workspace: object) -> tuple[object, ...]:
+        args = (table, options, "w.cu", Diagnostic, SEVERITIES, workspace, True)
+        return tuple(_core.translate_result(data, *args))
+
+    reused = _core.Workspace()
+    for data in (big, other, small, big, small):
+        assert run(data, reused) == run(data, _core.Workspace())
