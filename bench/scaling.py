@@ -259,7 +259,7 @@ def _report(rows: list[dict[str, Any]], sizes: list[int], command: str) -> str:
         for m in (
             ("s_per_mb", "wall"),
             ("cpu_s_per_mb", "CPU"),
-            ("first_cpu_s_per_mb", "CPU, first translation in the process only"),
+            ("first_cpu_s_per_mb", "first-translation CPU"),
         )
     ):
         lines += [f"## {title}: {clock} seconds", ""]
