@@ -26,6 +26,7 @@ from .errors import InputError, OutputError
 __all__ = [
     "atomic_text",
     "cache_dir",
+    "check_ascii",
     "check_source",
     "locked",
     "publish_dir",
@@ -47,6 +48,21 @@ def _too_big(path: str, size: int, max_bytes: int) -> InputError:
     return InputError(msg, hint="split the file, or raise the limit with --max-bytes")
 
 
+def _binary(path: str, offset: int) -> InputError:
+    msg = f"{path}: binary file (NUL byte at offset {offset}); CASS translates CUDA source text"
+    return InputError(msg, hint="pass the .cu/.cuh source, not an object file or archive")
+
+
+def check_ascii(text: str, path: str, max_bytes: int) -> None:
+    """check_source for a str of ASCII characters, which are its bytes: the size and
+    NUL checks on the text itself, without encoding it."""
+    if len(text) > max_bytes:
+        raise _too_big(path, len(text), max_bytes)
+    nul = text.find("\0")
+    if nul >= 0:
+        raise _binary(path, nul)
+
+
 def check_source(data: bytes, path: str, max_bytes: int, *, decoded: bool = False) -> str:
     """Return ``data`` decoded, or raise InputError saying what is wrong with it.
     ``decoded``: the bytes are a str's strict encoding, so valid UTF-8; returns ''."""
@@ -54,8 +70,7 @@ def check_source(data: bytes, path: str, max_bytes: int, *, decoded: bool = Fals
         raise _too_big(path, len(data), max_bytes)
     nul = data.find(b"\0")
     if nul >= 0:
-        msg = f"{path}: binary file (NUL byte at offset {nul}); CASS translates CUDA source text"
-        raise InputError(msg, hint="pass the .cu/.cuh source, not an object file or archive")
+        raise _binary(path, nul)
     if decoded:
         return ""
     try:

@@ -10,7 +10,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._files import check_source, read_source
+from ._files import check_ascii, check_source, read_source
 from .errors import InputError
 from .rules.diagnostics import Diagnostic, rule
 from .rules.stats import Stats
@@ -44,20 +44,29 @@ class Translation:
         return sum(d.severity == "warning" for d in self.diagnostics)
 
 
-def _finish(data: bytes, path: str, settings: Settings) -> Translation:
-    from .rules import translate_bytes, warp_include
+# What bytes.isspace() counts as blank; str.isspace() also counts \x1c-\x1f.
+_NOT_BLANK_IN_BYTES = ("\x1c", "\x1d", "\x1e", "\x1f")
 
-    diagnostics: list[Diagnostic] = []
-    if not data or data.isspace():
-        diagnostics.append(rule("empty-input").at(path, 1, 1))
-    result = translate_bytes(data, path, settings)
-    diagnostics += result.diagnostics
-    return Translation(
-        data=warp_include(result.data),  # --warp cuda: the header its names come from
-        diagnostics=tuple(diagnostics),
-        stats=result.stats,
-        path=path,
-    )
+
+def _blank(source: bytes | str) -> bool:
+    """Whether the source is empty or only blanks, as bytes see it (an ASCII str is
+    its bytes; ``isspace`` stops at the first character that is not one)."""
+    if isinstance(source, bytes):
+        return not source or source.isspace()
+    return not source or (source.isspace() and not any(c in source for c in _NOT_BLANK_IN_BYTES))
+
+
+def _finish(source: bytes | str, path: str, settings: Settings) -> Translation:
+    """The rule translation of UTF-8 bytes, or of a str of ASCII characters (read by
+    the core where it lies, no encoded copy): the output is made once, in the bytes
+    object returned, with the --warp cuda header put in front there."""
+    from .rules import translate_bytes
+
+    result = translate_bytes(source, path, settings, warp_header=True)
+    diagnostics = tuple(result.diagnostics)
+    if _blank(source):
+        diagnostics = (rule("empty-input").at(path, 1, 1), *diagnostics)
+    return Translation(data=result.data, diagnostics=diagnostics, stats=result.stats, path=path)
 
 
 def translate(
@@ -66,6 +75,9 @@ def translate(
     """Translate CUDA source text to HIP with the rule tables."""
     settings = options or Settings.from_env()
     name = path or "<string>"
+    if source.isascii():  # a flag of the str: no scan
+        check_ascii(source, name, settings.max_bytes)
+        return _finish(source, name, settings)
     try:
         # Text that encodes strictly is UTF-8 by construction: only its size and NUL
         # bytes need checking, not a decode of the whole of it again (the cost that grew

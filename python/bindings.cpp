@@ -6,9 +6,11 @@
 // caller depends on an argument's position.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -25,6 +27,7 @@
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
 #include "cass/table.hpp"
+#include "warp_header.hpp"
 
 namespace py = pybind11;
 
@@ -224,11 +227,29 @@ PyObject* new_str(const std::string& s) {
     return o;
 }
 
-// The Diagnostic instances of `r` (see translate_result).
+// The Diagnostic instances of `r` (see translate_result). Equal messages and lines
+// in a row share one str and one int: a file can carry a warning per kernel, most of
+// them saying the same thing, and each object of its own is memory the API never
+// needed (the objects are immutable, so sharing them changes nothing a caller sees).
 py::list diagnostics(const cass::Result& r, const py::str& path, PyTypeObject* type,
                      const py::tuple& severities) {
     py::list diags(r.diagnostics.size());
     std::vector<std::pair<std::string, py::object>> rules;  // "inline-ptx" -> "cass-inline-ptx"
+    // The last few distinct messages, by slot: a hazard's messages alternate by kind.
+    constexpr std::size_t kRecent = 8;
+    std::array<std::pair<const std::string*, py::object>, kRecent> recent{};
+    std::size_t next_slot = 0;
+    const auto message = [&](const std::string& m) {
+        for (const auto& [text, object] : recent) {
+            if (text != nullptr && *text == m) return object;
+        }
+        py::object made = py::reinterpret_steal<py::object>(new_str(m));
+        recent[next_slot] = {&m, made};
+        next_slot = (next_slot + 1) % kRecent;
+        return made;
+    };
+    py::object line;
+    std::uint32_t line_value = 0;
     for (std::size_t k = 0; k < r.diagnostics.size(); ++k) {
         const cass::Diagnostic& d = r.diagnostics[k];
         py::object rule;
@@ -239,13 +260,17 @@ py::list diagnostics(const cass::Result& r, const py::str& path, PyTypeObject* t
             rule = py::reinterpret_steal<py::object>(new_str("cass-" + d.rule));
             rules.emplace_back(d.rule, rule);
         }
+        if (!line || d.line != line_value) {
+            line = py::int_(d.line);
+            line_value = d.line;
+        }
         py::object items[6] = {
             path,
-            py::int_(d.line),
+            line,
             py::int_(d.column),
             severities[static_cast<std::size_t>(d.severity) % 3],
             rule,
-            py::reinterpret_steal<py::object>(new_str(d.message)),
+            message(d.message),
         };
         PyObject* t = type->tp_alloc(type, 6);
         if (t == nullptr) throw py::error_already_set();
@@ -279,37 +304,110 @@ PyTypeObject* diagnostic_class(const py::type& diagnostic_type, const py::tuple&
     return type;
 }
 
+// Whether a str has its compact form (always, from Python 3.12 on).
+bool unicode_ready(PyObject* o) {
+#if PY_VERSION_HEX < 0x030C0000
+    return PyUnicode_IS_READY(o) != 0;
+#else
+    (void)o;
+    return true;
+#endif
+}
+
+// The bytes of a source handed over as bytes, or as a str that is ASCII: such a str
+// keeps its characters as one byte each, which are its UTF-8, so the core reads them
+// where they are instead of from an encoded copy (a str that is not ASCII would make
+// CPython build and keep a UTF-8 copy inside the str: the caller encodes that one).
+std::string_view source_bytes(const py::handle& source) {
+    PyObject* o = source.ptr();
+    if (PyBytes_Check(o)) {
+        return {PyBytes_AS_STRING(o), static_cast<std::size_t>(PyBytes_GET_SIZE(o))};
+    }
+    if (PyUnicode_Check(o) && unicode_ready(o) && PyUnicode_IS_ASCII(o)) {
+        return {static_cast<const char*>(PyUnicode_DATA(o)),
+                static_cast<std::size_t>(PyUnicode_GET_LENGTH(o))};
+    }
+    throw py::type_error("source must be bytes, or a str of ASCII characters only");
+}
+
+// Asks the kernel for the pages of [p, p + n) in one call, before they are written:
+// a fresh large buffer otherwise takes a page fault per 4 KiB page, each costing
+// more than filling the page (bench/reports/scaling.md). A hint: failure changes nothing.
+void prefault(char* p, std::size_t n) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    constexpr std::size_t kMin = std::size_t{1} << 20;  // below this, faults are few
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    if (n < kMin || page == 0) return;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + n) & ~(page - 1);
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+// rules.warp_include done on the output where it lies: `text` has room for
+// kWarpHeaderMax bytes after the `size` it holds, so the header's lines go in front by
+// moving the output up in its own (already written) pages, not by a second copy.
+// Returns the length of the output with its header.
+std::size_t put_warp_header(char* text, std::size_t size) {
+    const std::string_view out(text, size);
+    const std::string lines = cass_py::warp_header_lines(out);
+    if (lines.empty()) return size;
+    if (lines.size() > cass_py::kWarpHeaderMax) throw std::logic_error("warp header over its room");
+    const std::size_t at = cass_py::bom_length(out);
+    std::memmove(text + at + lines.size(), text + at, size - at);
+    std::memcpy(text + at, lines.data(), lines.size());
+    return size + lines.size();
+}
+
 // translate(), with the diagnostics built as instances of `diagnostic_type`
 // (cass_build.diagnostics.Diagnostic: path, line, column, severity, rule,
 // message) and only the families with references in the stats, as
 // (index, converted, unconverted). A file can carry hundreds of diagnostics, so
 // they are built here, the way CPython builds instances of tuple subclasses,
-// rather than by a call back into Python for each.
-py::tuple translate_result(const py::bytes& source, const cass::Table& table,
+// rather than by a call back into Python for each. `source` is bytes or an ASCII
+// str (source_bytes); with `warp_header`, the output gets rules.warp_include's lines.
+py::tuple translate_result(const py::object& source, const cass::Table& table,
                            const cass::Options& opt, const py::str& path,
                            const py::type& diagnostic_type, const py::tuple& severities,
-                           cass::Workspace* workspace) {
+                           cass::Workspace* workspace, bool warp_header) {
     PyTypeObject* type = diagnostic_class(diagnostic_type, severities);
-    std::string_view src = source;  // borrowed from the bytes object, which outlives the call
+    std::string_view src = source_bytes(source);  // borrowed: `source` outlives the call
     check_size(src);
     cass::Result r;
-    py::bytes text;
-    {
+    PyObject* text = nullptr;  // owned; a bytes object no Python code has seen yet
+    std::size_t size = 0;
+    const std::size_t room = warp_header ? cass_py::kWarpHeaderMax : 0;
+    try {
         py::gil_scoped_release release;
         // The output goes straight into the bytes object returned, allocated
         // (with the GIL) once its size is known.
-        const cass::OutputBuffer output = [&text](std::size_t size) {
-            py::gil_scoped_acquire acquire;
-            text = py::reinterpret_steal<py::bytes>(
-                PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(size)));
-            if (!text) throw py::error_already_set();
-            return PyBytes_AS_STRING(text.ptr());
+        const cass::OutputBuffer output = [&](std::size_t n) {
+            {
+                py::gil_scoped_acquire acquire;
+                text = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n + room));
+                if (text == nullptr) throw py::error_already_set();
+            }
+            size = n;
+            prefault(PyBytes_AS_STRING(text), n);
+            return PyBytes_AS_STRING(text);
         };
         r = workspace != nullptr ? cass::translate(src, table, opt, output, *workspace)
                                  : cass::translate(src, table, opt, output);
+        if (text == nullptr) throw std::logic_error("the core wrote no output");
+        if (warp_header) size = put_warp_header(PyBytes_AS_STRING(text), size);
+    } catch (...) {
+        Py_XDECREF(text);
+        throw;
     }
+    // Gives back the room the header did not use: a realloc that shrinks in place.
+    if (room != 0 && _PyBytes_Resize(&text, static_cast<Py_ssize_t>(size)) != 0)
+        throw py::error_already_set();
+    py::bytes data = py::reinterpret_steal<py::bytes>(text);
     py::list diags = diagnostics(r, path, type, severities);
-    return py::make_tuple(std::move(text), std::move(diags), family_counts(r), r.stats.lines);
+    return py::make_tuple(std::move(data), std::move(diags), family_counts(r), r.stats.lines);
 }
 
 py::list tokens(const py::bytes& source) {
@@ -624,8 +722,9 @@ PYBIND11_MODULE(_core, m) {
           "replaced and what replaced them");
     m.def("translate_result", &translate_result, py::arg("source"), py::arg("table"),
           py::arg("options"), py::arg("path"), py::arg("diagnostic_type"), py::arg("severities"),
-          py::arg("workspace") = nullptr,
-          "translate() with Diagnostic instances and (family, converted, unconverted) stats");
+          py::arg("workspace") = nullptr, py::arg("warp_header") = false,
+          "translate() with Diagnostic instances and (family, converted, unconverted) stats; "
+          "source as bytes or an ASCII str; warp_header: rules.warp_include on the output");
     m.def("translate_files", &translate_files, py::arg("paths"), py::arg("runtime"),
           py::arg("table"), py::arg("options"), py::arg("max_bytes"), py::arg("threads"),
           py::arg("diagnostic_type"), py::arg("severities"),

@@ -392,3 +392,121 @@ def test_bom_does_not_hide_the_first_token() -> None:
 def test_ggl_launch_keeps_the_whole_kernel_expression(source: str, expected: str) -> None:
     ggl = Settings(hip_version=(6, 4), launch_syntax="ggl")
     assert translate(source, options=ggl).text == expected
+
+
+# --- one copy of the text: ASCII str read in place, the header put in front in place ------
+
+# Outputs that need each of warp_include's headers, none, or already include them; the
+# header's lines are worked out in C++ on the output where it lies (python/warp_header.cpp)
+# and must be what rules.warp_include adds to the same output.
+HEADER_CASES = [
+    SOURCE,
+    "__global__ void k(int* o) { o[0] = __ballot_sync(0xffffffff, 1); }\n",
+    "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+    "__global__ void k() { cg::thread_block b = cg::this_thread_block(); b.sync(); }\n",
+    "#include <cuda_fp16.h>\n__global__ void k(__half2* h) { h[0] = __hmax2(h[0], h[1]); }\n",
+    "#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat162* p, float2 f) {\n"
+    "  p[0] = __float22bfloat162_rn(f);\n}\n",
+    "#include <cass/warp.h>\n__global__ void k(int* o) { o[0] = __ballot_sync(~0u, 1); }\n",
+    '  # include "cass/cooperative_groups.h"\n__global__ void k() { __syncwarp(); }\n',
+    "// __cass_ named in a comment, x__cass_y not at a word's start\nint x__cass_y;\n",
+    "// __cass_cg in a comment\nint __cass_fp16_x, __cass_rt_y, __cass_bf16_z;\n",
+    "int x;\r\n__global__ void k(int* o) {\r\n  o[0] = __activemask();\r\n}\r\n",
+    "\ufeff__global__ void k(int* o) { o[0] = __ballot_sync(0xffffffff, 1); }\n",
+    "\ufeff#include <cass/warp.h>\nint y = __cass_warp_size;\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("source", HEADER_CASES)
+def test_header_in_place_is_warp_include(source: str) -> None:
+    from cass_build.rules import translate_bytes, warp_include
+
+    settings = Settings(hip_version=(5, 2))
+    data = source.encode()
+    plain = translate_bytes(data, "h.cu", settings)
+    expected = warp_include(plain.data)
+    placed = translate_bytes(data, "h.cu", settings, warp_header=True)
+    assert placed.data == expected
+    assert placed.diagnostics == plain.diagnostics
+    assert translate(source, path="h.cu", options=settings).data == expected
+
+
+def test_header_cases_cover_every_header() -> None:
+    """The cases above are only worth as much as the headers they make the output need."""
+    from cass_build.rules import translate_bytes, warp_include
+
+    settings = Settings(hip_version=(5, 2))
+    heads = b"".join(
+        warp_include(translate_bytes(s.encode(), "h.cu", settings).data)[:200] for s in HEADER_CASES
+    )
+    for header in (b"warp", b"cooperative_groups", b"fp16", b"bf16", b"runtime"):
+        assert b"#include <cass/" + header + b".h>\n" in heads, header
+
+
+@pytest.mark.parametrize("source", [*HEADER_CASES, "\x1c\n", " \x0b\x0c\r\n", "\t"])
+def test_ascii_text_is_translated_as_its_bytes(source: str) -> None:
+    """translate() hands an ASCII str to the core as it lies, a str with other
+    characters encoded: both must give what translate_file gives for the same bytes."""
+    from cass_build.rules import translate_bytes
+
+    for options in (Settings(hip_version=(5, 2)), V64):
+        t = translate(source, path="a.cu", options=options)
+        ruled = translate_bytes(source.encode(), "a.cu", options, warp_header=True)
+        assert t.data == ruled.data
+        assert t.stats == ruled.stats
+        # Blank as bytes see it: \x1c-\x1f are blank to str.isspace(), not to bytes.
+        empty = [d for d in t.diagnostics if d.rule == "cass-empty-input"]
+        assert bool(empty) == (not source.encode() or source.encode().isspace())
+        assert t.diagnostics == (*empty, *ruled.diagnostics)
+
+
+def test_translate_file_matches_translate(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    for source in HEADER_CASES:
+        path.write_bytes(source.encode())
+        by_file = translate_file(path)
+        by_text = translate(source, path=str(path))
+        assert (by_file.data, by_file.diagnostics) == (by_text.data, by_text.diagnostics)
+
+
+def test_core_takes_only_bytes_or_ascii_text() -> None:
+    from cass_build.rules import translate_bytes
+
+    assert translate_bytes("cudaFree(0);\n", "a.cu", V64).data == b"hipFree(0);\n"
+    with pytest.raises(TypeError, match="ASCII"):
+        translate_bytes("cudaFree(0); // é\n", "a.cu", V64)
+
+
+def test_repeated_messages_share_one_object() -> None:
+    """Diagnostics saying the same thing share their message: the objects are
+    immutable, and a file with a warning per kernel would otherwise hold a copy each."""
+    kernel = "__global__ void k{i}(int* o) {{ o[threadIdx.x & 31] = 0; }}\n"
+    t = translate("".join(kernel.format(i=i) for i in range(50)), options=V64)
+    messages = [d.message for d in t.diagnostics]
+    assert len(messages) == 50 and set(messages) == {LANE_MESSAGE}
+    assert len({id(m) for m in messages}) == 1
+    assert [d.line for d in t.diagnostics] == list(range(1, 51))
+
+
+def test_a_workspace_lent_back_gives_the_same_translations() -> None:
+    """After a large translation the thread's workspace lends its buffers back to the
+    kernel (MADV_FREE) and keeps them mapped: the pages may come back zeroed or as the
+    last file left them. Either way the next files translate as in a fresh workspace."""
+    from cass_build import _core
+    from cass_build.rules import core_options, core_table
+    from cass_build.rules.diagnostics import SEVERITIES
+
+    unit = "__global__ void k{i}(int* o) {{ o[threadIdx.x & 31] = __ballot_sync(~0u, {i}); }}\n"
+    big = "".join(unit.format(i=i) for i in range(30_000)).encode()  # > 16 MiB of tokens
+    other = big.replace(b"__ballot_sync", b"cudaMalloc").replace(b"& 31", b"% 7")
+    small = SOURCE.encode()
+    table, options = core_table(), core_options(Settings(hip_version=(5, 2)))
+
+    def run(data: bytes, workspace: object) -> tuple[object, ...]:
+        args = (table, options, "w.cu", Diagnostic, SEVERITIES, workspace, True)
+        return tuple(_core.translate_result(data, *args))
+
+    reused = _core.Workspace()
+    for data in (big, other, small, big, small):
+        assert run(data, reused) == run(data, _core.Workspace())

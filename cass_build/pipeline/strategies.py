@@ -104,18 +104,17 @@ class RulesStrategy:
         return _rules_fingerprint() + (":fallback" if self.fallback else "")
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
-        from ..rules import translate_bytes, warp_include
+        from ..rules import translate_bytes
 
-        result = translate_bytes(data, str(path), settings)
+        # The warp header is put in front in the output's own bytes (no copy of it).
+        result = translate_bytes(data, str(path), settings, warp_header=True)
         if self.fallback and settings.warp == "native":
             from ..model.native import has_hazards
 
             if has_hazards(result):
                 raise StrategyFailed(NATIVE_HAZARDS)
         return Candidate(
-            implicit_runtime(path, warp_include(result.data)),
-            tuple(result.diagnostics),
-            result.stats,
+            implicit_runtime(path, result.data), tuple(result.diagnostics), result.stats
         )
 
 

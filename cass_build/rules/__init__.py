@@ -223,8 +223,14 @@ def _workspace() -> Any:
     return found
 
 
-def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
-    """Translate UTF-8 CUDA source bytes with the tables."""
+def translate_bytes(
+    source: bytes | str, path: str, settings: Settings, *, warp_header: bool = False
+) -> RuleResult:
+    """Translate UTF-8 CUDA source bytes with the tables.
+
+    ``source`` may also be a str of ASCII characters only: the core reads its
+    characters where they are, without an encoded copy. ``warp_header``: the output
+    comes with ``warp_include``'s lines already in front, put there in place."""
     from .. import _core
 
     # The core builds the Diagnostic tuples itself: a file may carry hundreds.
@@ -236,6 +242,7 @@ def translate_bytes(source: bytes, path: str, settings: Settings) -> RuleResult:
         Diagnostic,
         SEVERITIES,
         _workspace(),
+        warp_header,
     )
     return RuleResult(data, diagnostics, Stats(family_counts(counts), lines, len(source)))
 

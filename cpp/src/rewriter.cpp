@@ -8,6 +8,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__linux__)
+#include <unistd.h>
+#endif
 
 #include "rewriter_impl.hpp"
 
@@ -47,22 +50,41 @@ std::string version_text(std::uint32_t v) {
     return std::to_string(v / 100) + "." + std::to_string(v % 100);
 }
 
+// Lets the kernel take back the pages of [p, p + bytes) whenever it needs memory,
+// the buffer staying mapped: until the kernel does take them, the next large
+// translation writes them again without a page fault per 4 KiB page (a fault costs
+// more than writing its page: bench/reports/scaling.md), and a process that is done
+// with large files holds no memory against the system. False where it cannot.
+bool lend_back(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_FREE)
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    return end <= begin || madvise(reinterpret_cast<void*>(begin), end - begin, MADV_FREE) == 0;
+#else
+    (void)p;
+    (void)bytes;
+    return false;
+#endif
+}
+
 }  // namespace
 
 void Storage::trim() {
-    constexpr std::size_t kKeep = std::size_t{1} << 24;  // bytes a buffer may keep
-    if (scan.cap * sizeof(Tok) > kKeep) {
+    constexpr std::size_t kKeep = std::size_t{1} << 24;  // bytes a buffer may hold on to
+    if (scan.cap * sizeof(Tok) > kKeep && !lend_back(scan.toks.get(), scan.cap * sizeof(Tok))) {
         scan.toks.reset();
         scan.cap = 0;
     }
-    if (padded_cap > kKeep) {
+    if (padded_cap > kKeep && !lend_back(padded.get(), padded_cap)) {
         padded.reset();
         padded_cap = 0;
     }
-    if (consumed.capacity() > kKeep) std::vector<std::uint8_t>().swap(consumed);
     const auto release = [](auto& v) {
-        if (v.capacity() * sizeof(v[0]) > kKeep) std::decay_t<decltype(v)>().swap(v);
+        const std::size_t bytes = v.capacity() * sizeof(v[0]);
+        if (bytes > kKeep && !lend_back(v.data(), bytes)) std::decay_t<decltype(v)>().swap(v);
     };
+    release(consumed);
     release(scan.visit);
     release(scan.decls);
     release(scan.breaks);

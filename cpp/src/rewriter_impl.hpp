@@ -102,7 +102,8 @@ struct Storage {
     std::vector<std::uint8_t> consumed;
     std::unique_ptr<char[]> padded;
     std::size_t padded_cap = 0;
-    // Lets go of buffers grown for an unusually large source.
+    // After a translation: the buffers grown for an unusually large source are
+    // lent back to the kernel (MADV_FREE), or let go of where that cannot be done.
     void trim();
 };
 
