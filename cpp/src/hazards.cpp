@@ -244,8 +244,13 @@ bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
     const std::string_view o = text(op);
     const int first = operand_start(prev_sig(op));
     if (first < 0) return false;
+    // A lane or thread index, not a size: `x / warpSize / 32` divides a count of waves,
+    // and the warpSize there may be one this translation wrote for a 32 (the next pass
+    // must decide as this one did, when the operand was a literal).
     bool names_lanes = false;
-    for (int k = first; k < op && !names_lanes; ++k) names_lanes = is_ident(k) && lanes(k);
+    for (int k = first; k < op && !names_lanes; ++k) {
+        names_lanes = is_ident(k) && lanes(k) && !names_a_size(text(k));
+    }
     if (!names_lanes) return false;
     const std::string was = std::string(o) + " " + std::string(text(i));
     std::string_view now;

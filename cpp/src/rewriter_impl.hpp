@@ -154,6 +154,8 @@ public:
     }
     // Whether erased name `i` comes right before a '#' on its line, in code.
     [[nodiscard]] bool erased_before_hash(int i) const;
+    // Whether namespace name `i` is used as a namespace (qualifier, declaration, alias).
+    [[nodiscard]] bool names_namespace(int i) const;
     // The table entry of an identifier token, or nullptr.
     [[nodiscard]] const Entry* entry(int i) const {
         return toks_[i].kind == TokenKind::Identifier ? sym(i).entry : nullptr;
@@ -266,6 +268,7 @@ private:
     void wrap_arg(const Entry& e, int i, const char* open, const char* prefix_guard);
     bool steer_to_hip(int keyword);
     [[nodiscard]] bool tests_hip(int keyword) const;
+    [[nodiscard]] bool steered(int keyword) const;
     void find_hip_branches();
     void find_shadowing_macros();
     void find_legacy_headers();
