@@ -237,6 +237,7 @@ public:
     [[nodiscard]] int operand_start(int last) const;
     [[nodiscard]] bool binds_alone(int before, int op_prec) const;
     [[nodiscard]] bool ends_operand(int after, int op_prec) const;
+    [[nodiscard]] bool lane_index(int k);
     [[nodiscard]] bool lane_statement(int op);
     [[nodiscard]] int function_body(int i);
     [[nodiscard]] FnLanes fn_lanes(int i);
