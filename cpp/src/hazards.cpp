@@ -147,9 +147,14 @@ void Rewriter::warp_hazard(int i, DiagId rule, std::string native, const std::st
 }
 
 // Whether the statement holding operator `op` is about lanes or warps.
+// A name of a lane or warp index; warpSize is the size of one (`x / warpSize / 32`
+// divides a count of waves), and it may be one this translation wrote for a 32, which
+// the next pass must read as this one read the literal.
+bool Rewriter::lane_index(int k) { return is_ident(k) && lanes(k) && !has_flag(k, kSymWarpSize); }
+
 bool Rewriter::lane_statement(int op) {
     for (int k = statement_begin(op); k < op; ++k) {
-        if (is_ident(k) && lanes(k)) return true;
+        if (lane_index(k)) return true;
     }
     return false;
 }
@@ -245,7 +250,7 @@ bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
     const int first = operand_start(prev_sig(op));
     if (first < 0) return false;
     bool names_lanes = false;
-    for (int k = first; k < op && !names_lanes; ++k) names_lanes = is_ident(k) && lanes(k);
+    for (int k = first; k < op && !names_lanes; ++k) names_lanes = lane_index(k);
     if (!names_lanes) return false;
     const std::string was = std::string(o) + " " + std::string(text(i));
     std::string_view now;

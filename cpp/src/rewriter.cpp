@@ -325,7 +325,7 @@ std::string Rewriter::render(int first, int last) const {
                 (e->kind != Kind::Function || is_punct(next_sig(k), "("))) {
                 piece = e->warp;  // as Rewriter::apply renames it: warpSize, __cass_warp_size
             } else if (e != nullptr && e->status != Status::Unsupported &&
-                       e->kind != Kind::Namespace) {
+                       (e->kind != Kind::Namespace || names_namespace(k))) {
                 piece = e->since > o_.hip_version && !e->legacy.empty() ? e->legacy : e->hip;
             }
         }
@@ -637,7 +637,7 @@ void Rewriter::on_directive(int hash) {
         Branch b;
         b.parent_dead = conds_.back().dead;
         Value v = directive_ == "if" ? condition(next_sig(k)) : Value{};
-        if (directive_ == "if" && steer_to_hip(k)) v = Value{true, 0};
+        if (directive_ == "if" && (steer_to_hip(k) || steered(k))) v = Value{true, 0};
         b.dead = b.parent_dead || (v.known && v.value == 0);
         b.taken = v.known && v.value != 0;
         const Value h = hip_condition(next_sig(k), directive_ == "ifdef", directive_ == "ifndef");
@@ -653,7 +653,7 @@ void Rewriter::on_directive(int hash) {
         if (conds_.size() > 1) {
             Branch& b = conds_.back();
             Value v = directive_ == "elif" ? condition(next_sig(k)) : Value{true, 1};
-            if (directive_ == "elif" && steer_to_hip(k)) v = Value{true, 0};
+            if (directive_ == "elif" && (steer_to_hip(k) || steered(k))) v = Value{true, 0};
             b.dead = b.parent_dead || b.taken || (v.known && v.value == 0);
             b.taken = b.taken || (v.known && v.value != 0);
             const Value h =
@@ -739,6 +739,26 @@ bool Rewriter::steer_to_hip(int keyword) {
     return true;
 }
 
+// Whether the condition after `keyword` is one steer_to_hip wrote,
+// `!defined(__HIPCC__) && (...)`: inactive under HIP, the verdict steer_to_hip gave the
+// branch, so that translating the output again treats the code in it the same way
+// (the evaluator reads defined() as unknown).
+bool Rewriter::steered(int keyword) const {
+    static constexpr std::string_view kPrefix[] = {"!", "defined", "(", "__HIPCC__",
+                                                   ")", "&&",      "("};
+    int k = keyword;
+    int open = -1;
+    for (const std::string_view want : kPrefix) {
+        k = next_sig(k);
+        if (k < 0 || !in_directive(k) || text(k) != want) return false;
+        open = k;
+    }
+    const int close = match(open);
+    if (close < 0) return false;
+    const int after = next_sig(close);
+    return after < 0 || !in_directive(after) || (toks_[after].flags & kDirectiveHash) != 0;
+}
+
 void Rewriter::on_header_name(int i) {
     const std::string_view tok = text(i);
     if ((toks_[i].flags & kUnterminated) != 0 || tok.size() < 2) return;
@@ -799,6 +819,14 @@ void Rewriter::on_header_name(int i) {
     // Inside an unclosed ( [ or <<< the directive stays: it is what keeps the call
     // around it from being rewritten (call_ok), now and when the output is translated.
     const bool in_group = (toks_[hash].flags & kInGroup) != 0;
+    // So does one that code around it continues over (`surf2Dread<` before it, `T>(s)`
+    // after): only after a statement, a block, a call or another directive is it
+    // blanked. Erased names are skipped: they are gone the next time.
+    int before = prev_sig(hash);
+    while (erased(before)) before = prev_sig(before);
+    const bool between_code = before >= 0 && !in_directive(before) && !is_punct(before, ";") &&
+                              !is_punct(before, "{") && !is_punct(before, "}") &&
+                              !is_punct(before, ")") && !is_punct(before, "]");
     // Only a directive that is the header name alone (and comments) is blanked:
     // code after it on the line is not the directive's to remove.
     int last = i;
@@ -807,7 +835,7 @@ void Rewriter::on_header_name(int i) {
         ++last;
         if (toks_[last].significant()) alone = false;
     }
-    if (mapped && alone && !in_group && seen != includes_.end() &&
+    if (mapped && alone && !in_group && !between_code && seen != includes_.end() &&
         region_open_[static_cast<std::size_t>(seen->second)] != 0) {
         // Already included in this or an enclosing conditional region: blank the
         // directive, keeping its line so line numbers stay put.
@@ -987,7 +1015,10 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
 // CUDA's `T v = surf2Dread<T>(surf, x, y)` returns the texel; older HIP only
 // has the out-parameter form, so the call becomes an immediately invoked lambda.
 bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
-    const int lt = next_sig(i);
+    // An erased name (CUDA_CB) reads as if it were not there, as it is not in the
+    // output: the next pass must find the same call (the edits below cover it).
+    int lt = next_sig(i);
+    while (erased(lt)) lt = next_sig(lt);
     if (!is_punct(lt, "<")) return false;  // already the out-parameter form
     // The template argument: a type, so a few tokens; a longer one is not parsed.
     int gt = lt;
@@ -1004,11 +1035,16 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
         }
     }
     if (gt < 0 || depth != 0 || next_sig(lt) == gt) return false;
-    const int open = next_sig(gt);
+    int open = next_sig(gt);
+    while (erased(open)) open = next_sig(open);
     if (!is_punct(open, "(")) return false;
     const std::vector<Arg> args = call_args(open);
     if (!call_ok(i, open, args) || breaks_between(i, open)) return false;
     if (args.empty()) return false;
+    // Begun in code after a directive (`#include <x> surf2Dread<`) and ended on the lines
+    // below: not one call the compiler reads, and a blanked #include between would make
+    // it look like one to the next pass.
+    if (in_directive(i) != in_directive(match(open))) return false;
     // `name<`, `>(` and `)` change; the type and the arguments stay where they are,
     // translated by the walk like any code (a CUDA name in the type included, which
     // the next pass would otherwise see as a HIP name and decide on anew).
@@ -1136,6 +1172,19 @@ bool Rewriter::erased_before_hash(int i) const {
            (toks_[n].flags & kDirectiveHash) == 0 && !newline_between(i, n);
 }
 
+// Whether namespace name `i` is used as one (`cub::`, `namespace cub`, `namespace
+// cg = cooperative_groups`): only then is it renamed, by the walk and by render() alike
+// (an asm operand rendered without the rename would be renamed by the next pass).
+bool Rewriter::names_namespace(int i) const {
+    const int p = prev_sig(i);
+    const bool qualifier = is_punct(next_sig(i), "::");
+    const bool declared = is_ident(p) && text(p) == "namespace";
+    const bool aliased = is_punct(p, "=") && is_ident(prev_sig(p)) &&
+                         is_ident(prev_sig(prev_sig(p))) &&
+                         text(prev_sig(prev_sig(p))) == "namespace";
+    return qualifier || declared || aliased;
+}
+
 void Rewriter::on_identifier(int i) {
     const std::string_view w = text(i);
     if (in_directive(i) && i == define_name_) return;  // the name a #define defines
@@ -1188,15 +1237,7 @@ void Rewriter::on_identifier(int i) {
             return;
         }
         const int n = next_sig(i);
-        if (e->kind == Kind::Namespace) {
-            const bool qualifier = is_punct(n, "::");
-            const bool declared = is_ident(p) && text(p) == "namespace";
-            // namespace cg = cooperative_groups; (a rename that matters with --warp cuda)
-            const bool aliased = is_punct(p, "=") && is_ident(prev_sig(p)) &&
-                                 is_ident(prev_sig(prev_sig(p))) &&
-                                 text(prev_sig(prev_sig(p))) == "namespace";
-            if (!qualifier && !declared && !aliased) return;
-        }
+        if (e->kind == Kind::Namespace && !names_namespace(i)) return;
         if (e->match == Match::Template && !is_punct(n, "<")) return;
         const bool routed = o_.logical_warps && !e->warp.empty();
         if (!routed && (e->traits & kBallot) != 0) hazard_ballot(i);

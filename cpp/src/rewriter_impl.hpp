@@ -155,6 +155,8 @@ public:
     }
     // Whether erased name `i` comes right before a '#' on its line, in code.
     [[nodiscard]] bool erased_before_hash(int i) const;
+    // Whether namespace name `i` is used as a namespace (qualifier, declaration, alias).
+    [[nodiscard]] bool names_namespace(int i) const;
     // The table entry of an identifier token, or nullptr.
     [[nodiscard]] const Entry* entry(int i) const {
         return toks_[i].kind == TokenKind::Identifier ? sym(i).entry : nullptr;
@@ -236,6 +238,7 @@ public:
     [[nodiscard]] int operand_start(int last) const;
     [[nodiscard]] bool binds_alone(int before, int op_prec) const;
     [[nodiscard]] bool ends_operand(int after, int op_prec) const;
+    [[nodiscard]] bool lane_index(int k);
     [[nodiscard]] bool lane_statement(int op);
     [[nodiscard]] int function_body(int i);
     [[nodiscard]] FnLanes fn_lanes(int i);
@@ -267,6 +270,7 @@ private:
     void wrap_arg(const Entry& e, int i, const char* open, const char* prefix_guard);
     bool steer_to_hip(int keyword);
     [[nodiscard]] bool tests_hip(int keyword) const;
+    [[nodiscard]] bool steered(int keyword) const;
     void find_hip_branches();
     void find_shadowing_macros();
     void find_legacy_headers();

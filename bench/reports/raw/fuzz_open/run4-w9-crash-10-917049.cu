@@ -1,1 +1,0 @@
-2cubl}asZtbsv_v2u{surf2Dread<cudaGraphInstantiate>CUDA_CB(s)
