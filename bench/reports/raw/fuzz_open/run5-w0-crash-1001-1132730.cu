@@ -1,1 +1,0 @@
-u{surf2Dread<cudcuStreamcudaDevAttrHostRegisterSupportedQustantiate>CUDA_CB(s)*
