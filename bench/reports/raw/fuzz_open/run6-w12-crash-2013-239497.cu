@@ -1,0 +1,1 @@
+E<<<4>>g                   xcudnnConvolutionBwdFilterAlgoPerf_t   __ballot_sync     CUDA_CB(3)
