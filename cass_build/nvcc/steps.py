@@ -387,24 +387,12 @@ def _is_stand_in(path: str) -> bool:
     return True
 
 
-def _has_rdc(paths: Sequence[Path]) -> bool:
-    for path in paths:
-        if path.suffix not in (".o", ".a", ".obj", ".lo"):
-            continue
-        try:
-            if RDC_MARK in path.read_bytes():
-                return True
-        except OSError:
-            continue
-    return False
-
-
 def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
     """Link with the HIP compiler; device code compiled with -fgpu-rdc is linked here."""
     from .device_link import DLINK_MARK, has_mark
 
     inv = ctx.inv
-    rdc = inv.rdc or (not ctx.dry and _has_rdc(objects))
+    rdc = inv.rdc or (not ctx.dry and has_mark(objects, RDC_MARK))
     if rdc and not ctx.dry and has_mark(objects, DLINK_MARK):
         rdc = False  # an object of `-dlink` holds the target's device code, linked
     # The archs always: without them hipcc asks rocm_agent_enumerator for the local GPUs.
