@@ -426,26 +426,37 @@ Directory open_directory(const std::string& path) {
 }
 
 int write_if_changed(const Directory& dir, const std::string& name, std::string_view data,
-                     const std::unordered_set<std::string>& inputs) {
+                     const std::unordered_set<std::string>& inputs, bool absent) {
     if (dir.fd < 0 || name.empty() || name == "." || name == "..") return 2;
-    // Unchanged bytes keep their file (and its timestamp).
-    const int old_fd = openat(dir.fd, name.c_str(), O_RDONLY | O_CLOEXEC);
-    if (old_fd >= 0) {
-        struct stat st{};
-        std::string old;
-        const bool same = fstat(old_fd, &st) == 0 &&
-                          static_cast<std::size_t>(st.st_size) == data.size() &&
-                          read_all(old_fd, &old) && old == data;
-        close(old_fd);
-        if (same) return 1;
-    }
     struct stat old{};
-    bool replacing = true;
-    if (fstatat(dir.fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno != ENOENT) return 2;
-        replacing = false;
+    bool replacing = false;
+    if (!absent) {
+        // One open that does not follow a symlink: the file it finds is the one renamed
+        // over, so its fstat is the lstat of the output.
+        const int old_fd =
+            openat(dir.fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (old_fd >= 0) {
+            std::string held;
+            replacing = fstat(old_fd, &old) == 0;
+            // Unchanged bytes keep their file (and its timestamp).
+            const bool same = replacing && S_ISREG(old.st_mode) &&
+                              static_cast<std::size_t>(old.st_size) == data.size() &&
+                              read_all(old_fd, &held) && held == data;
+            close(old_fd);
+            if (same) return 1;
+            if (!replacing) return 2;
+        } else if (errno == ELOOP) {
+            return 2;                  // a symlinked output: resolved the long way, in Python
+        } else if (errno != ENOENT) {  // there, but not readable: what is it?
+            if (fstatat(dir.fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno != ENOENT) return 2;
+            } else if (S_ISLNK(old.st_mode)) {
+                return 2;
+            } else {
+                replacing = true;
+            }
+        }
     }
-    if (replacing && S_ISLNK(old.st_mode)) return 2;  // resolved the long way, in Python
     if (!inputs.empty()) {
         if (dir.real.empty() || dir.real[0] != '/') return 2;
         const std::string full = dir.real == "/" ? "/" + name : dir.real + "/" + name;
