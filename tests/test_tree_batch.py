@@ -287,6 +287,27 @@ def test_core_warp_header_is_warp_includes(tmp_path: Path, hip: tuple[int, int])
     assert added >= 8  # the cases do reach the headers
 
 
+def test_core_warp_header_is_warp_includes_on_random_texts(tmp_path: Path) -> None:
+    # batch.cpp's one-pass scan (cass_uses) against rules.warp_include's searches, on
+    # random texts of __cass_ names, CASS includes and the words around them.
+    from cass_build.pipeline.strategies import RulesStrategy
+
+    rng = random.Random(4)
+    pieces = [b"__cass_shfl_down(v)", b"__cass_cg", b"__cass_cg_tile", b"x__cass_any", b"_",
+              b"__cass_fp16_hmax", b"__cass_bf16_f", b"__cass_rt_memcpy", b"__cass_", b"cass",
+              b"#include <cass/warp.h>", b'# include "cass/fp16.h"', b"#include <cass/bf16.h>",
+              b"#include <cass/cooperative_groups.h>", b"  #include <cass/runtime.h>", b"cass/",
+              b"// cass/warp.h", b"\n", b"\n", b" ", b"x", b";"]  # fmt: skip
+    settings = Settings(rename_cu_includes=True)
+    cases = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))) for _ in range(300)]
+    added = 0
+    for path, item in _batch_and_paths(tmp_path, cases, settings):
+        want = RulesStrategy().translate(path, path.read_bytes(), settings).data
+        assert item is not None and item[0] == want, path.read_bytes()
+        added += want.count(b"<cass/") > path.read_bytes().count(b"<cass/")
+    assert added > 100  # the texts do reach the headers
+
+
 INCLUDE_CASES = [
     b'#include "a.h"\n#include <b.h>\n',
     b'  #  include\t"c d.h"  \n\t#include<e/f.h>\n',
