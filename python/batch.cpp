@@ -385,6 +385,10 @@ std::string under_real_dir(const std::string& path, RealDirs* dirs) {
 
 }  // namespace
 
+std::string real_of_plain(const std::string& path, RealDirs* dirs) {
+    return under_real_dir(path, dirs);
+}
+
 std::string real_path(const std::string& path, RealDirs* dirs) {
     struct stat st{};
     if (lstat(path.c_str(), &st) != 0) return {};

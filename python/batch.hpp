@@ -36,6 +36,10 @@ std::vector<std::pair<std::string, bool>> include_directives(std::string_view te
 struct RealDirs;
 std::string real_path(const std::string& path, RealDirs* dirs = nullptr);
 
+// real_path of a path known to be no symlink (from a listing of its directory): no
+// system call of its own, its directory's real path being looked up once per batch.
+std::string real_of_plain(const std::string& path, RealDirs* dirs);
+
 // includes._resolve for a quoted name in the directory `here` alone: the real path of
 // here/name when that is a file, "" when it is not, "?" when Python must decide.
 std::string resolve_here(const std::string& here, const std::string& name,

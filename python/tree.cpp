@@ -467,9 +467,11 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
                          const std::vector<std::pair<std::string, std::string>>& mirror,
                          const py::str& out_spelled, const py::str& out_real, bool rename_cu,
                          bool search_dirs, bool werror, bool quiet, bool stats,
-                         const py::object& attempts) {
+                         const py::object& attempts, const std::vector<bool>& plain) {
     const std::size_t n = sources.size();
-    if (targets.size() != n) throw py::value_error("sources and targets differ in length");
+    if (targets.size() != n || plain.size() != n) {
+        throw py::value_error("sources, targets and plain differ in length");
+    }
     Config c;
     c.max_bytes = max_bytes;
     c.threads = threads;
@@ -494,7 +496,8 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
         cass_batch::RealDirs real_dirs;
         // Every source's real path first: no output may replace any of them.
         parallel(n, threads, [&](std::size_t i, cass::Workspace&) {
-            files[i].real = cass_batch::real_path(files[i].path, &real_dirs);
+            files[i].real = plain[i] ? cass_batch::real_of_plain(files[i].path, &real_dirs)
+                                     : cass_batch::real_path(files[i].path, &real_dirs);
         });
         std::unordered_set<std::string> inputs;
         std::unordered_map<std::string, std::size_t> by_real;
@@ -560,7 +563,7 @@ void bind(py::module_& m) {
           py::arg("table"), py::arg("options"), py::arg("max_bytes"), py::arg("threads"),
           py::arg("mirror"), py::arg("out_spelled"), py::arg("out_real"), py::arg("rename_cu"),
           py::arg("search_dirs"), py::arg("werror"), py::arg("quiet"), py::arg("stats"),
-          py::arg("attempts"),
+          py::arg("attempts"), py::arg("plain"),
           "A tree's files read, translated and written on C++ threads: ([None (Python does "
           "the file) or (shown, errors, warnings, report entry, stats, status, data)], "
           "[real path or None]); see cass_build/cli/tree_batch.py");

@@ -177,15 +177,16 @@ def _tree_root(args: argparse.Namespace) -> Path | None:
     return dirs[0]
 
 
-def _tree_files(args: argparse.Namespace, root: Path) -> tuple[list[str], list[str]]:
+def _tree_files(args: argparse.Namespace, root: Path) -> tuple[list[str], list[str], list[bool]]:
     """A tree's sources, spelled as the user spelled ``root`` (so diagnostics read like a
-    compiler's), and ``str(args.out_dir / rel)`` of each one's output, as strings: a tree
-    has thousands, and a Path each costs more than the rest of listing it. The entries
-    that could not be listed go to ``args.tree_problems``."""
+    compiler's), ``str(args.out_dir / rel)`` of each one's output, as strings (a tree has
+    thousands, and a Path each costs more than the rest of listing it), and whether each
+    is a plain file (no symlink). The entries that could not be listed go to
+    ``args.tree_problems``."""
     from .tree_batch import out_prefix
     from .walk import tree_names
 
-    rels, args.tree_problems = tree_names(root, TREE_SUFFIXES)
+    rels, args.tree_problems, links = tree_names(root, TREE_SUFFIXES)
     prefix = out_prefix(root)
     out = out_prefix(args.out_dir)
     sources, targets = [], []
@@ -195,7 +196,7 @@ def _tree_files(args: argparse.Namespace, root: Path) -> tuple[list[str], list[s
         if name.endswith(".cu") and len(name) > 3:  # Path.suffix == ".cu"
             rel = rel[:-3] + ".hip"
         targets.append(out + rel)
-    return sources, targets
+    return sources, targets, [rel not in links for rel in rels]
 
 
 def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], bool]:
@@ -203,7 +204,7 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
     inputs: list[Path] = args.inputs
     root = _tree_root(args)
     if root is not None:
-        sources, args.tree_targets = _tree_files(args, root)
+        sources, args.tree_targets, _ = _tree_files(args, root)
         return [(Path(s), Path(t)) for s, t in zip(sources, args.tree_targets, strict=True)], True
     if args.output is not None:
         if len(inputs) != 1:
@@ -329,7 +330,7 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
     from ..pipeline import translate_file, write_if_changed
     from .tree_batch import NOT_WRITTEN, STALE, Batch
 
-    sources, targets = _tree_files(args, root)
+    sources, targets, plain = _tree_files(args, root)
     tally = _Tally(args, len(sources), err)
     batch = Batch(
         sources,
@@ -337,6 +338,7 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
         options,
         max(1, min(args.jobs, len(sources))),
         out_dir=args.out_dir,
+        plain=plain,
         werror=args.werror,
         quiet=args.quiet,
         stats=args.stats is not None,

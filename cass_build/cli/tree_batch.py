@@ -113,11 +113,14 @@ class Batch:
         threads: int,
         *,
         out_dir: Path,
+        plain: Sequence[bool] | None = None,
         werror: bool = False,
         quiet: bool = False,
         stats: bool = False,
     ) -> None:
-        """``targets`` are ``out_prefix(out_dir)`` and each source's path under the tree."""
+        """``targets`` are ``out_prefix(out_dir)`` and each source's path under the tree;
+        ``plain``, where given, says which sources the listing found to be plain files
+        (no symlinks), whose real paths are then their directories' joined with them."""
         from .. import _core
         from ..rules import core_options, core_table
 
@@ -139,6 +142,7 @@ class Batch:
             quiet=quiet,
             stats=stats,
             attempts=_attempts(options),
+            plain=list(plain) if plain is not None else [False] * len(sources),
         )
         self.items: list[Item | None] = items
         if None in reals:  # the core could not tell: as the per-file run finds them

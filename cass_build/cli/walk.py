@@ -19,13 +19,16 @@ __all__ = ["tree_names", "tree_sources"]
 def tree_sources(root: Path, suffixes: Collection[str]) -> tuple[list[Path], list[str]]:
     """The files under ``root`` with one of ``suffixes``, sorted, as ``root / rel`` paths
     (spelled as the user spelled ``root``), and the problems met, sorted."""
-    rels, problems = tree_names(root, suffixes)
+    rels, problems, _ = tree_names(root, suffixes)
     return [root / rel for rel in rels], problems
 
 
-def tree_names(root: Path, suffixes: Collection[str]) -> tuple[list[str], list[str]]:
-    """``tree_sources`` as the paths under ``root`` (``rel``, '/'-separated strings), and
-    the problems met, sorted."""
+def tree_names(
+    root: Path, suffixes: Collection[str]
+) -> tuple[list[str], list[str], frozenset[str]]:
+    """``tree_sources`` as the paths under ``root`` (``rel``, '/'-separated strings), the
+    problems met, sorted, and the paths among them that are symlinks (to files): the
+    others are known to be plain files, which the core need not look at again."""
     problems: list[str] = []
     top = str(root)
     prefix = "" if top == "." else top if top.endswith("/") else top + "/"
@@ -40,6 +43,7 @@ def tree_names(root: Path, suffixes: Collection[str]) -> tuple[list[str], list[s
     # plain file needs no stat of its own (most of the cost of listing a tree before).
     # Names are strings until the end: a tree has thousands, and each Path costs.
     found: list[tuple[list[str], str]] = []
+    links: set[str] = set()
     pending = [(top, "")]
     while pending:
         where, under = pending.pop()
@@ -71,11 +75,12 @@ def tree_names(root: Path, suffixes: Collection[str]) -> tuple[list[str], list[s
                 if problem:
                     problems.append(problem)
                     continue
+                links.add(rel)
             found.append((rel.split("/"), rel))
     # Sorted as Paths sort (by their parts), without making a Path for each comparison.
     found.sort(key=lambda item: item[0])
     problems.sort()
-    return [rel for _, rel in found], problems
+    return [rel for _, rel in found], problems, frozenset(links)
 
 
 def _is_symlink(entry: os.DirEntry[str]) -> bool:
