@@ -214,6 +214,19 @@ def test_tree_listing_sorts_as_paths_do(
     assert problems == []
 
 
+def test_tree_names_say_which_sources_are_symlinks(tmp_path: Path) -> None:
+    # The core takes the listing's word that the others are plain files (no lstat).
+    from cass_build.cli.translate import TREE_SUFFIXES
+    from cass_build.cli.walk import tree_names
+
+    src = _hostile_tree(tmp_path)
+    rels, problems, links = tree_names(src, TREE_SUFFIXES)
+    assert links == {"alias.cuh"}  # sub_link/ is a symlinked directory: not followed
+    assert not [r for r in rels if r.startswith("sub_link/")]
+    assert [p.split(":")[0] for p in problems] == [f"{src}/gone.cu", f"{src}/pipe.cu"]
+    assert all((src / r).is_symlink() == (r in links) for r in rels)
+
+
 RUNTIME_CASES = [
     b"#include <hip/hip_runtime.h>\n" + KERNEL,
     b'  #  include   "hip/hip_runtime_api.h"\n' + KERNEL,
@@ -349,6 +362,7 @@ def _hostile_tree(root: Path) -> Path:
     (root / "inc" / "ext.cuh").write_bytes(b"__device__ half h; cudaStream_t t;\n")
     (src / "gone.cu").symlink_to("nowhere.cu")
     os.mkfifo(src / "pipe.cu")  # reading it would block: the listing must refuse it
+    (src / "blas.cu").write_bytes(b"#include <cublas_v2.h>\ncublasHandle_t h;\n")
     return src
 
 
@@ -394,7 +408,12 @@ def _run_tree(
 
 @pytest.mark.parametrize(
     "flags",
-    [["-I", "inc", "--mirror", "inc=OUT-inc"], [], ["--werror", "-q", "--stats", "json"]],
+    [
+        ["-I", "inc", "--mirror", "inc=OUT-inc"],
+        [],
+        ["--werror", "-q", "--stats", "json"],
+        ["--roc"],  # the ROC libraries' table (main's batch translated with the hip* one)
+    ],
 )
 def test_batch_run_is_the_per_file_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str]
@@ -413,6 +432,7 @@ def test_batch_run_is_the_per_file_run(
     assert files["aa_warp.cuh"].startswith(b"#include <cass/warp.h>\n#line 1\n")
     assert "zz_user.hip" in files and "a.hip" in files and "sub/x.hip" in files
     assert not [name for name in files if ".unverified" in name]  # the stale ones went
+    assert (b"rocblas_handle h;" in files["blas.hip"]) == ("--roc" in flags)
     if flags[:1] == ["-I"]:
         assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
     else:  # the core did all but what it cannot read, the blank file and the includers
