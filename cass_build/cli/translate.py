@@ -223,8 +223,8 @@ def _pipeline_options(
 ) -> PipelineOptions:
     import shlex
 
-    from ..pipeline import options_from_env
     from ..pipeline.toolchain import parse_archs
+    from ..settings import options_from_env
 
     mirror = []
     for spec in args.mirror:
@@ -256,8 +256,6 @@ def _pipeline_options(
 
 def run(args: argparse.Namespace, err: TextIO) -> int:
     """``cass translate``: every input, in parallel; outputs and messages in input order."""
-    from ..pipeline import translate_file, write_if_changed
-
     _check_outputs(args)  # before any work: not after a whole tree was compiled
     args.tree_problems = []
     root = _tree_root(args)
@@ -286,7 +284,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
         return _run_batch(args, options, root, err)
     if pairs is None:
         pairs = _plan(args)[0]
-    from ..pipeline import real_path, rules_first
+    from ..pipeline import real_path, rules_first, translate_file, write_if_changed
 
     # Verification off with the rules first: the per-file work is Python, so it goes to
     # processes (see parallel.py).
@@ -327,7 +325,7 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
 def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, err: TextIO) -> int:
     """A tree with verification off, in one call of the core (see tree_batch.py): the
     per-file pipeline only for the files the core leaves to it, in their place."""
-    from ..pipeline import translate_file, write_if_changed
+    from .._files import write_if_changed
     from .tree_batch import NOT_WRITTEN, STALE, Batch
 
     sources, targets, plain = _tree_files(args, root)
@@ -349,6 +347,8 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
         if item is None:
             tally.write("".join(shown))
             shown.clear()
+            from ..pipeline import translate_file
+
             path = Path(source)
             try:
                 result: Result | CassError = translate_file(path, options)

@@ -51,14 +51,14 @@ def lean(options: PipelineOptions, tree: bool) -> bool:
     """Whether a run with ``options`` can take the batch: a tree, nothing verified, no
     object, the rules' translation first (``translate_file`` would take it uncached), and
     file names the core reads as Python does (UTF-8 with surrogateescape)."""
-    from ..pipeline import rules_first
+    from ..pipeline.strategies import parse_chain, rules_taken_first
 
     return (
         tree
         and options.verify == "none"
         and not options.want_object
         and sys.getfilesystemencoding() == "utf-8"
-        and rules_first(options)
+        and rules_taken_first(*parse_chain(options.strategy))
     )
 
 
@@ -80,10 +80,9 @@ class RealPaths(AbstractSet[Path]):
 
 
 def _attempts(options: PipelineOptions) -> str:
-    """The report's attempts before the rules' turn (``auto``'s model, skipped), as JSON."""
-    from ..pipeline import Attempt
-    from ..pipeline.chain import skip_reason
-    from ..pipeline.strategies import parse_chain
+    """The report's attempts before the rules' turn (``auto``'s model, skipped), as JSON:
+    ``chain.Attempt.as_dict`` of each (the tests hold the two to the same entries)."""
+    from ..pipeline.strategies import parse_chain, skip_reason
 
     chain, auto = parse_chain(options.strategy)
     passed = []
@@ -91,8 +90,10 @@ def _attempts(options: PipelineOptions) -> str:
         if strategy.name == "rules":
             break
         reason = skip_reason(auto, "none", strategy) or ""
-        passed.append(Attempt(strategy.name, "skipped" if auto else "failed", reason))
-    return ", ".join(json.dumps(a.as_dict()) for a in passed)
+        status = "skipped" if auto else "failed"
+        passed.append({"strategy": strategy.name, "status": status, "reason": reason,
+                       "messages": [], "seconds": 0.0})  # fmt: skip
+    return ", ".join(json.dumps(a) for a in passed)
 
 
 def out_prefix(out_dir: Path) -> str:
