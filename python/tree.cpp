@@ -435,6 +435,19 @@ bool no_headers(const File& f, const Config& c) {
     return true;
 }
 
+// A translated file's output written and its messages rendered; should either fail
+// (memory), Python does the file again, which only finds its output already written.
+void finish(File& f, const Config& c, bool writable, Directories& dirs,
+            const std::unordered_set<std::string>& inputs) noexcept {
+    try {
+        if (writable) write(f, dirs, inputs);
+        render(f, c);
+        f.python = false;
+    } catch (const std::exception&) {
+        f.python = true;
+    }
+}
+
 // A str from bytes that Python spelled with surrogateescape (paths) or the core wrote.
 py::object decoded(const std::string& s) {
     PyObject* o =
@@ -496,8 +509,12 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
         cass_batch::RealDirs real_dirs;
         // Every source's real path first: no output may replace any of them.
         parallel(n, threads, [&](std::size_t i, cass::Workspace&) {
-            files[i].real = plain[i] ? cass_batch::real_of_plain(files[i].path, &real_dirs)
-                                     : cass_batch::real_path(files[i].path, &real_dirs);
+            try {
+                files[i].real = plain[i] ? cass_batch::real_of_plain(files[i].path, &real_dirs)
+                                         : cass_batch::real_path(files[i].path, &real_dirs);
+            } catch (const std::exception&) {
+                files[i].real.clear();  // unknown: Python writes every output
+            }
         });
         std::unordered_set<std::string> inputs;
         std::unordered_map<std::string, std::size_t> by_real;
@@ -518,22 +535,29 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
         Directories dirs;
         parallel(n, threads, [&](std::size_t i, cass::Workspace& workspace) {
             File& f = files[i];
-            if (f.real.empty() || !translate(f, table, opt, c, &real_dirs, workspace)) return;
+            bool done = false;
+            try {
+                done = !f.real.empty() && translate(f, table, opt, c, &real_dirs, workspace);
+            } catch (const std::exception&) {
+                done = false;  // Python translates it again, and reports what went wrong
+            }
+            if (!done) return;
             f.ok = true;
             if (no_headers(f, c)) {
-                f.python = false;
-                if (writable) write(f, dirs, inputs);
-                render(f, c);
+                finish(f, c, writable, dirs, inputs);
             } else {
                 f.deferred = true;
             }
         });
         parallel(n, threads, [&](std::size_t i, cass::Workspace&) {
             File& f = files[i];
-            if (!f.deferred || !headers_are_own(files, i, by_real, c)) return;
-            f.python = false;
-            if (writable) write(f, dirs, inputs);
-            render(f, c);
+            bool own = false;
+            try {
+                own = f.deferred && headers_are_own(files, i, by_real, c);
+            } catch (const std::exception&) {
+                own = false;  // Python finds the headers
+            }
+            if (own) finish(f, c, writable, dirs, inputs);
         });
     }
     py::list items(n);
