@@ -369,6 +369,25 @@ std::string RealDirs::get(const std::string& dir) {
     return r;
 }
 
+bool RealDirs::no_directory(const std::string& dir) {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = absent_.find(dir);
+        if (it != absent_.end()) return it->second;
+    }
+    struct stat st{};
+    bool absent = false;
+    if (stat(dir.c_str(), &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR) return false;  // not known: look each time
+        absent = true;
+    } else {
+        absent = !S_ISDIR(st.st_mode);
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    absent_.emplace(dir, absent);
+    return absent;
+}
+
 namespace {
 
 // real(path) for a path whose last part is no symlink (nor "." or ".."): its directory's
@@ -406,6 +425,11 @@ std::string resolve_here(const std::string& here, const std::string& name, RealD
     }
     const std::string candidate = name[0] == '/' ? name : here + "/" + name;
     struct stat st{};
+    const std::size_t first = name.find('/');
+    if (dirs != nullptr && name[0] != '/' && first != std::string::npos &&
+        dirs->no_directory(here + "/" + name.substr(0, first))) {
+        return "";  // the walk to it would stop there, with ENOENT or ENOTDIR
+    }
     const std::size_t slash = candidate.find_last_of('/');
     const std::string_view last = std::string_view(candidate).substr(slash + 1);
     if (dirs != nullptr && last != "..") {

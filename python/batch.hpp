@@ -49,10 +49,15 @@ std::string resolve_here(const std::string& here, const std::string& name,
 // tree's files share a few directories, and realpath() costs a readlink per component.
 struct RealDirs {
     std::string get(const std::string& dir);  // realpath(dir), "" when it fails
+    // Whether `dir` is known to be no directory (missing, or a file): then no path under
+    // it names a file. A tree's sources include many headers from a few subdirectories
+    // that are not beside them (meant for -I), and each such look costs a path walk.
+    bool no_directory(const std::string& dir);
 
 private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::string> known_;
+    std::unordered_map<std::string, bool> absent_;
 };
 
 // cass_build.pipeline.strategies.implicit_runtime for a .cu file: the output with

@@ -43,7 +43,7 @@ def _tree(root: Path) -> Path:
     (src / "alias.cuh").symlink_to("common.cuh")
     (src / "links.cu").write_bytes(
         b'#include "sub_link/deep.h"\n#include "alias.cuh"\n#include "sub_link/../api.cpp"\n'
-        + KERNEL
+        b'#include "nodir/x.cuh"\n#include "api.cpp/x.cuh"\n' + KERNEL  # no such directory here
     )
     return src
 
@@ -360,6 +360,8 @@ def _hostile_tree(root: Path) -> Path:
     )
     (root / "inc").mkdir()
     (root / "inc" / "ext.cuh").write_bytes(b"__device__ half h; cudaStream_t t;\n")
+    (root / "inc" / "nodir").mkdir()  # links.cu's nodir/x.cuh: found through -I inc
+    (root / "inc" / "nodir" / "x.cuh").write_bytes(b"cudaEvent_t e;\n")
     (src / "gone.cu").symlink_to("nowhere.cu")
     os.mkfifo(src / "pipe.cu")  # reading it would block: the listing must refuse it
     (src / "blas.cu").write_bytes(b"#include <cublas_v2.h>\ncublasHandle_t h;\n")
@@ -435,6 +437,7 @@ def test_batch_run_is_the_per_file_run(
     assert (b"rocblas_handle h;" in files["blas.hip"]) == ("--roc" in flags)
     if flags[:1] == ["-I"]:
         assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
+        assert b"hipEvent_t e;" in files["nodir/x.cuh"]
     else:  # the core did all but what it cannot read, the blank file and the includers
         # of sub/b.inc (a header the tree's listing leaves out, so no file of the batch)
         assert per_file == ["src/a.cu", "src/binary.cu", "src/empty.cu", "src/latin1.cu",
