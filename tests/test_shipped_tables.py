@@ -45,11 +45,44 @@ def test_shipped_tables_of_other_bytes_are_not_used() -> None:
     assert tables._shipped(key[::-1]) is None
 
 
-def test_ship_tables_writes_the_key_and_the_cached_form(tmp_path: Path) -> None:
+def test_ship_tables_writes_the_key_the_cached_form_and_the_packed_tables(
+    tmp_path: Path,
+) -> None:
+    from cass_build import _core
+    from cass_build.rules import core_rows_of, row_encoding
+
     out = tmp_path / "tables.marshal"
-    argv = [sys.executable, "-m", "cass_build.rules.ship_tables", str(out)]
+    argv = [sys.executable, "-m", "cass_build.rules.ship_tables", str(out), _core.__file__]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    key, data = marshal.loads(out.read_bytes())
-    assert key == tables._tables_key(_packaged())
-    assert tables._from_raw(data) == tables.parse_tables(_packaged())
+    shipped = marshal.loads(out.read_bytes())
+    families = tables.parse_tables(_packaged())
+    assert shipped["key"] == tables._tables_key(_packaged())
+    assert tables._from_raw(shipped["tables"]) == families
+    source = b"cublasHandle_t h; cudaStream_t s; __shfl_down_sync(0xffffffff, v, 1);\n"
+    options = _core.Options()
+    for roc in (False, True):
+        rows, names = core_rows_of(families, roc)
+        want = _core.Table([_core.Entry(*row) for row in rows], names)
+        got = _core.Table.unpack(shipped["core"][row_encoding(roc)])
+        assert len(got) == len(want) and got.family_names == want.family_names
+        assert _core.translate(source, got, options) == _core.translate(source, want, options)
+
+
+def test_an_empty_cache_takes_the_core_table_from_them(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cass_build.rules as rules
+
+    def unbuilt(*args: object) -> None:
+        raise AssertionError("built the table from rows")
+
+    monkeypatch.setattr(rules, "_core_input", unbuilt)
+    rules.core_table.cache_clear()
+    try:
+        table = rules.core_table()
+    finally:
+        rules.core_table.cache_clear()
+    assert len(table) > 5000
+    (packed,) = cache_dir.glob("core-table-*.bin")  # and the cache has it from now on
+    assert packed.read_bytes() == tables.shipped_core(rules.row_encoding(False))

@@ -229,12 +229,15 @@ def _cache_path(key: str) -> Path:
 
 SHIPPED = "tables.marshal"
 """The packaged tables, parsed and validated when the package is built (ship_tables.py),
-installed beside the core module's ``data`` directory: the first run on an empty cache
-starts from them instead of parsing the TOML."""
+installed in the core module's ``data`` directory: a first run on an empty cache starts
+from them instead of parsing the TOML. A dict: the tables' ``key`` (``_tables_key``),
+their cached form (``tables``) and the core's packed table for each row encoding
+(``core``, by ``rules.row_encoding``)."""
 
 
-def _shipped(key: str) -> bytes | None:
-    """The cached form of the packaged tables shipped with the build, if it is theirs."""
+@functools.cache
+def _shipped_file() -> dict[str, Any] | None:
+    """The build's file, when it holds the packaged tables as they are now."""
     import importlib.util
 
     spec = importlib.util.find_spec("cass_build._core")
@@ -242,10 +245,30 @@ def _shipped(key: str) -> bytes | None:
         return None
     path = Path(spec.origin).parent / "data" / SHIPPED
     try:
-        shipped_key, data = marshal.loads(path.read_bytes())
+        found = marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    return data if shipped_key == key and isinstance(data, bytes) else None
+    if not isinstance(found, dict):
+        return None
+    key = _tables_key(sorted(data_dir().glob("*.toml")))
+    return found if found.get("key") == key else None
+
+
+def _shipped(key: str) -> bytes | None:
+    """The cached form of the packaged tables shipped with the build, if it is theirs."""
+    found = _shipped_file()
+    if found is None or found.get("key") != key:
+        return None
+    data = found.get("tables")
+    return data if isinstance(data, bytes) else None
+
+
+def shipped_core(encoding: str) -> bytes | None:
+    """The core's packed table of the packaged tables for a row encoding, as the build
+    packed it, if it is theirs (``Table.unpack`` checks the bytes)."""
+    found = _shipped_file()
+    packed = None if found is None else found.get("core", {}).get(encoding)
+    return packed if isinstance(packed, bytes) else None
 
 
 def _from_cache(path: Path) -> tuple[Family, ...] | None:
