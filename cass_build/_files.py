@@ -18,6 +18,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TextIO
 
@@ -148,7 +149,7 @@ def _refuse_input(path: Path) -> OutputError:
     )
 
 
-def write_atomic(path: Path, data: bytes, *, inputs: frozenset[Path] = frozenset()) -> None:
+def write_atomic(path: Path, data: bytes, *, inputs: AbstractSet[Path] = frozenset()) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename."""
     name = path.name
     if name in ("", ".", "..") or not hasattr(os, "O_PATH"):
@@ -216,7 +217,7 @@ def _write_in(dirfd: int, name: str, data: bytes, old: os.stat_result | None, pa
         raise _cannot_write(path, exc) from None
 
 
-def _write_atomic_by_path(path: Path, data: bytes, inputs: frozenset[Path]) -> None:
+def _write_atomic_by_path(path: Path, data: bytes, inputs: AbstractSet[Path]) -> None:
     """write_atomic for outputs that are symlinks, or where the fast path cannot go."""
     resolved = path.resolve() if inputs else path
     if resolved in inputs:
@@ -255,7 +256,7 @@ def atomic_text(path: Path) -> Iterator[TextIO]:
         partial.unlink(missing_ok=True)
 
 
-def write_if_changed(path: Path, data: bytes, inputs: frozenset[Path] = frozenset()) -> bool:
+def write_if_changed(path: Path, data: bytes, inputs: AbstractSet[Path] = frozenset()) -> bool:
     """Write unless the file already holds ``data``: unchanged files keep their timestamps."""
     try:
         with path.open("rb") as old:  # one open: a missing file costs no stat beforehand

@@ -239,85 +239,95 @@ bool is_word(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-// rules._names: whether `name` occurs in `s` starting a word (and ending one, if `whole`).
-bool names(std::string_view s, std::string_view name, bool whole) {
-    for (std::size_t at = find(s, name); at != std::string_view::npos; at = find(s, name, at + 1)) {
-        const std::size_t end = at + name.size();
-        if ((at == 0 || !is_word(s[at - 1])) && (!whole || end == s.size() || !is_word(s[end]))) {
-            return true;
-        }
-    }
-    return false;
-}
-
 constexpr std::string_view kCompat[][2] = {
     {"fp16", "__cass_fp16_"}, {"bf16", "__cass_bf16_"}, {"runtime", "__cass_rt_"}};
 
-// rules._warp_names: a word-starting __cass_ name that is none of the compat prefixes.
-bool warp_names(std::string_view s) {
-    constexpr std::string_view kCass = "__cass_";
-    for (std::size_t at = find(s, kCass); at != std::string_view::npos;
-         at = find(s, kCass, at + 1)) {
-        if (at != 0 && is_word(s[at - 1])) continue;
-        bool compat = false;
-        for (const auto& c : kCompat) compat = compat || starts(s.substr(at), c[1]);
-        if (!compat) return true;
-    }
-    return false;
-}
-
-// rules._cass_includes: the headers of every line matching
-// ^[ \t]*#[ \t]*include[ \t]*[<"]cass/(warp|cooperative_groups|fp16|bf16|runtime)\.h[>"]
-std::vector<std::string_view> cass_includes(std::string_view s) {
+// The header a line's ^[ \t]*#[ \t]*include[ \t]*[<"]cass/NAME\.h[>"] includes (NAME one of
+// rules._CASS_INCLUDE's), or "" when the line at `line` is no such include.
+std::string_view cass_include(std::string_view s, std::size_t line) {
     static constexpr std::string_view kNames[] = {"warp", "cooperative_groups", "fp16", "bf16",
                                                   "runtime"};
-    std::vector<std::string_view> found;
-    for (std::size_t at = find(s, "cass/"); at != std::string_view::npos;) {
-        const std::size_t nl = s.rfind('\n', at);
-        std::size_t q = nl == std::string_view::npos ? 0 : nl + 1;
-        while (q < s.size() && is_blank(s[q])) ++q;
-        if (q < s.size() && s[q] == '#') {
-            ++q;
-            while (q < s.size() && is_blank(s[q])) ++q;
-            if (starts(s.substr(q), "include")) {
-                q += 7;
-                while (q < s.size() && is_blank(s[q])) ++q;
-                if (q < s.size() && (s[q] == '<' || s[q] == '"') &&
-                    starts(s.substr(q + 1), "cass/")) {
-                    const std::string_view rest = s.substr(q + 6);
-                    for (const std::string_view name : kNames) {
-                        if (starts(rest, name) && starts(rest.substr(name.size()), ".h") &&
-                            rest.size() > name.size() + 2 &&
-                            (rest[name.size() + 2] == '>' || rest[name.size() + 2] == '"')) {
-                            found.push_back(name);
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        const std::size_t end = s.find('\n', at);
-        if (end == std::string_view::npos) break;
-        at = find(s, "cass/", end);
+    std::size_t q = line;
+    while (q < s.size() && is_blank(s[q])) ++q;
+    if (q >= s.size() || s[q] != '#') return {};
+    ++q;
+    while (q < s.size() && is_blank(s[q])) ++q;
+    if (!starts(s.substr(q), "include")) return {};
+    q += 7;
+    while (q < s.size() && is_blank(s[q])) ++q;
+    if (q >= s.size() || (s[q] != '<' && s[q] != '"') || !starts(s.substr(q + 1), "cass/")) {
+        return {};
     }
-    return found;
+    const std::string_view rest = s.substr(q + 6);
+    for (const std::string_view name : kNames) {
+        if (starts(rest, name) && starts(rest.substr(name.size()), ".h") &&
+            rest.size() > name.size() + 2 &&
+            (rest[name.size() + 2] == '>' || rest[name.size() + 2] == '"')) {
+            return name;
+        }
+    }
+    return {};
+}
+
+// What rules.warp_include asks of a text, from one pass over it: every "cass" in it is
+// either part of a __cass_ name (rules._names, _warp_names: a use where it starts a word)
+// or of a cass/ include (rules._cass_includes: the pattern tried where a line names
+// cass/), or neither. One search instead of one per name: most outputs of a tree that
+// uses warps name some __cass_ operation, and each search is a pass over the output.
+struct CassUses {
+    bool any = false;                        // a __cass_ name
+    bool warp = false;                       // one of the logical-warp operations
+    bool cg = false;                         // __cass_cg, the whole word
+    bool compat[3] = {false, false, false};  // kCompat's prefixes
+    std::vector<std::string_view> included;  // the CASS headers included already
+};
+
+CassUses cass_uses(std::string_view s) {
+    CassUses u;
+    std::size_t checked_line = std::string_view::npos;  // a line's include is read once
+    for (std::size_t at = find(s, "cass"); at != std::string_view::npos;
+         at = find(s, "cass", at + 1)) {
+        if (at + 4 < s.size() && s[at + 4] == '/') {
+            const std::size_t nl = at == 0 ? std::string_view::npos : s.rfind('\n', at - 1);
+            const std::size_t line = nl == std::string_view::npos ? 0 : nl + 1;
+            if (line != checked_line) {
+                checked_line = line;
+                const std::string_view header = cass_include(s, line);
+                if (!header.empty()) u.included.push_back(header);
+            }
+            continue;
+        }
+        // "__cass_" at at - 2, starting a word.
+        if (at < 2 || s.substr(at - 2, 7) != "__cass_") continue;
+        const std::size_t begin = at - 2;
+        if (begin != 0 && is_word(s[begin - 1])) continue;
+        u.any = true;
+        const std::string_view use = s.substr(begin);
+        bool compat = false;
+        for (std::size_t k = 0; k < 3; ++k) {
+            if (starts(use, kCompat[k][1])) compat = u.compat[k] = true;
+        }
+        if (!compat) u.warp = true;
+        if (starts(use, "__cass_cg") && (use.size() == 9 || !is_word(use[9]))) u.cg = true;
+    }
+    return u;
 }
 
 // rules.warp_include on s.substr(from), in place.
 void warp_include(std::string* hip, std::size_t from) {
     const std::string_view s = std::string_view(*hip).substr(from);
-    if (!names(s, "__cass_", false)) return;
-    const std::vector<std::string_view> included = cass_includes(s);
+    const CassUses u = cass_uses(s);
+    if (!u.any) return;
     const auto has = [&](std::string_view h) {
-        return std::find(included.begin(), included.end(), h) != included.end();
+        return std::find(u.included.begin(), u.included.end(), h) != u.included.end();
     };
     std::vector<std::string_view> headers;
-    if (warp_names(s)) {
-        const std::string_view header = names(s, "__cass_cg", true) ? "cooperative_groups" : "warp";
+    if (u.warp) {
+        const std::string_view header = u.cg ? "cooperative_groups" : "warp";
         if (!has("cooperative_groups") && !has(header)) headers.push_back(header);
     }
-    for (const auto& c : kCompat) {
-        if (!has(c[0]) && names(s, c[1], false)) headers.push_back(c[0]);
+    for (std::size_t k = 0; k < 3; ++k) {
+        if (!has(kCompat[k][0]) && u.compat[k]) headers.push_back(kCompat[k][0]);
     }
     if (headers.empty()) return;
     static constexpr std::string_view kBom = "\xef\xbb\xbf";
@@ -340,7 +350,6 @@ std::string real(const std::string& path) {
 }  // namespace
 
 void warp_header(std::string* hip) {
-    if (find(*hip, "__cass_") == std::string_view::npos) return;
     static constexpr std::string_view kBom = "\xef\xbb\xbf";
     static constexpr std::string_view kPrologue = "#include <hip/hip_runtime.h>\n#line 1\n";
     std::size_t from = starts(*hip, kBom) ? kBom.size() : 0;
@@ -360,6 +369,25 @@ std::string RealDirs::get(const std::string& dir) {
     return r;
 }
 
+bool RealDirs::no_directory(const std::string& dir) {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = absent_.find(dir);
+        if (it != absent_.end()) return it->second;
+    }
+    struct stat st{};
+    bool absent = false;
+    if (stat(dir.c_str(), &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR) return false;  // not known: look each time
+        absent = true;
+    } else {
+        absent = !S_ISDIR(st.st_mode);
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    absent_.emplace(dir, absent);
+    return absent;
+}
+
 namespace {
 
 // real(path) for a path whose last part is no symlink (nor "." or ".."): its directory's
@@ -375,6 +403,10 @@ std::string under_real_dir(const std::string& path, RealDirs* dirs) {
 }
 
 }  // namespace
+
+std::string real_of_plain(const std::string& path, RealDirs* dirs) {
+    return under_real_dir(path, dirs);
+}
 
 std::string real_path(const std::string& path, RealDirs* dirs) {
     struct stat st{};
@@ -393,6 +425,11 @@ std::string resolve_here(const std::string& here, const std::string& name, RealD
     }
     const std::string candidate = name[0] == '/' ? name : here + "/" + name;
     struct stat st{};
+    const std::size_t first = name.find('/');
+    if (dirs != nullptr && name[0] != '/' && first != std::string::npos &&
+        dirs->no_directory(here + "/" + name.substr(0, first))) {
+        return "";  // the walk to it would stop there, with ENOENT or ENOTDIR
+    }
     const std::size_t slash = candidate.find_last_of('/');
     const std::string_view last = std::string_view(candidate).substr(slash + 1);
     if (dirs != nullptr && last != "..") {
@@ -426,26 +463,37 @@ Directory open_directory(const std::string& path) {
 }
 
 int write_if_changed(const Directory& dir, const std::string& name, std::string_view data,
-                     const std::unordered_set<std::string>& inputs) {
+                     const std::unordered_set<std::string>& inputs, bool absent) {
     if (dir.fd < 0 || name.empty() || name == "." || name == "..") return 2;
-    // Unchanged bytes keep their file (and its timestamp).
-    const int old_fd = openat(dir.fd, name.c_str(), O_RDONLY | O_CLOEXEC);
-    if (old_fd >= 0) {
-        struct stat st{};
-        std::string old;
-        const bool same = fstat(old_fd, &st) == 0 &&
-                          static_cast<std::size_t>(st.st_size) == data.size() &&
-                          read_all(old_fd, &old) && old == data;
-        close(old_fd);
-        if (same) return 1;
-    }
     struct stat old{};
-    bool replacing = true;
-    if (fstatat(dir.fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno != ENOENT) return 2;
-        replacing = false;
+    bool replacing = false;
+    if (!absent) {
+        // One open that does not follow a symlink: the file it finds is the one renamed
+        // over, so its fstat is the lstat of the output.
+        const int old_fd =
+            openat(dir.fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (old_fd >= 0) {
+            std::string held;
+            replacing = fstat(old_fd, &old) == 0;
+            // Unchanged bytes keep their file (and its timestamp).
+            const bool same = replacing && S_ISREG(old.st_mode) &&
+                              static_cast<std::size_t>(old.st_size) == data.size() &&
+                              read_all(old_fd, &held) && held == data;
+            close(old_fd);
+            if (same) return 1;
+            if (!replacing) return 2;
+        } else if (errno == ELOOP) {
+            return 2;                  // a symlinked output: resolved the long way, in Python
+        } else if (errno != ENOENT) {  // there, but not readable: what is it?
+            if (fstatat(dir.fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno != ENOENT) return 2;
+            } else if (S_ISLNK(old.st_mode)) {
+                return 2;
+            } else {
+                replacing = true;
+            }
+        }
     }
-    if (replacing && S_ISLNK(old.st_mode)) return 2;  // resolved the long way, in Python
     if (!inputs.empty()) {
         if (dir.real.empty() || dir.real[0] != '/') return 2;
         const std::string full = dir.real == "/" ? "/" + name : dir.real + "/" + name;

@@ -36,6 +36,10 @@ std::vector<std::pair<std::string, bool>> include_directives(std::string_view te
 struct RealDirs;
 std::string real_path(const std::string& path, RealDirs* dirs = nullptr);
 
+// real_path of a path known to be no symlink (from a listing of its directory): no
+// system call of its own, its directory's real path being looked up once per batch.
+std::string real_of_plain(const std::string& path, RealDirs* dirs);
+
 // includes._resolve for a quoted name in the directory `here` alone: the real path of
 // here/name when that is a file, "" when it is not, "?" when Python must decide.
 std::string resolve_here(const std::string& here, const std::string& name,
@@ -45,10 +49,15 @@ std::string resolve_here(const std::string& here, const std::string& name,
 // tree's files share a few directories, and realpath() costs a readlink per component.
 struct RealDirs {
     std::string get(const std::string& dir);  // realpath(dir), "" when it fails
+    // Whether `dir` is known to be no directory (missing, or a file): then no path under
+    // it names a file. A tree's sources include many headers from a few subdirectories
+    // that are not beside them (meant for -I), and each such look costs a path walk.
+    bool no_directory(const std::string& dir);
 
 private:
     std::mutex mutex_;
     std::unordered_map<std::string, std::string> known_;
+    std::unordered_map<std::string, bool> absent_;
 };
 
 // cass_build.pipeline.strategies.implicit_runtime for a .cu file: the output with
@@ -71,8 +80,9 @@ Directory open_directory(const std::string& path);
 
 // write_if_changed's fast path in `dir`: 1 when the file already holds `data`,
 // 0 when it was written (a temporary file renamed into place), 2 when it was not
-// done (the caller writes it), with nothing left behind.
+// done (the caller writes it), with nothing left behind. `absent`: the caller knows
+// that no file of that name is there (from a listing of the directory).
 int write_if_changed(const Directory& dir, const std::string& name, std::string_view data,
-                     const std::unordered_set<std::string>& inputs);
+                     const std::unordered_set<std::string>& inputs, bool absent = false);
 
 }  // namespace cass_batch

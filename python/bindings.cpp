@@ -27,6 +27,7 @@
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
 #include "cass/table.hpp"
+#include "tree.hpp"
 #include "warp_header.hpp"
 
 namespace py = pybind11;
@@ -739,4 +740,5 @@ PYBIND11_MODULE(_core, m) {
         "(begin, end, kind, flags) of every token, blanks left as gaps; kinds as cass::TokenKind");
     // The kinds Python code tests for, so that it does not hard-code the enum's values.
     m.attr("TOKEN_IDENTIFIER") = static_cast<int>(cass::TokenKind::Identifier);
+    cass_tree::bind(m);  // translate_tree (python/tree.cpp)
 }

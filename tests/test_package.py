@@ -70,6 +70,7 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert expected_py <= package
     assert {f"cass_build/data/{t}" for t in tables} <= package
     assert any(n.startswith("cass_build/_core") and n.endswith(".so") for n in package)
+    assert "cass_build/data/tables.marshal" in package  # the tables as the build parsed them
     assert package >= CMAKE_FILES
     model_files = {f"cass_build/models/{n}" for n in (*FILES, "MODEL.md")}
     assert package >= model_files, "the shipped model must be in the wheel"

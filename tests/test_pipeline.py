@@ -274,7 +274,8 @@ def test_object_is_compiled_at_verify_none(tmp_path: Path) -> None:
 
 def test_translate_step_loads_only_what_it_needs(tmp_path: Path, cache_dir: Path) -> None:
     """A build runs one process per file: no other subcommand's modules, and the core's
-    rows come ready-made from the cache from the second process on."""
+    table comes ready-made: from the build's packed tables in the first process (an
+    empty cache), from the cache from the second on."""
     src = PROGRAMS / "a02_reduce_shared.cu"
     argv = [sys.executable, "-X", "importtime", "-m", "cass_build", "translate", str(src)]
     argv += ["-o", str(tmp_path / "a.hip"), "--verify", "none", "--no-cache"]
@@ -287,8 +288,9 @@ def test_translate_step_loads_only_what_it_needs(tmp_path: Path, cache_dir: Path
     tooling = ("cass_build.runcheck", "cass_build.asm", "cass_build.train", "concurrent")
     for name in tooling:
         assert f" {name}" not in outputs[1], name
-    assert "tomllib" not in outputs[1]  # the tables were not parsed again
-    assert list(cache_dir.glob("core-rows-*.marshal"))
+    assert "tomllib" not in outputs[0]  # the tables were not parsed (ship_tables.py)
+    assert "tomllib" not in outputs[1]
+    assert list(cache_dir.glob("core-table-*.bin"))
 
 
 def test_build_path_imports_no_tooling() -> None:

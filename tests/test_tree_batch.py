@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from cass_build import _core
-from cass_build.cli.tree_batch import Batch
 from cass_build.pipeline import options_from_env, translate_file
 from cass_build.rules import core_options, core_table
 from cass_build.rules.diagnostics import SEVERITIES, Diagnostic
@@ -44,7 +43,7 @@ def _tree(root: Path) -> Path:
     (src / "alias.cuh").symlink_to("common.cuh")
     (src / "links.cu").write_bytes(
         b'#include "sub_link/deep.h"\n#include "alias.cuh"\n#include "sub_link/../api.cpp"\n'
-        + KERNEL
+        b'#include "nodir/x.cuh"\n#include "api.cpp/x.cuh"\n' + KERNEL  # no such directory here
     )
     return src
 
@@ -56,40 +55,73 @@ def _options(src: Path, out: Path) -> object:
     )
 
 
-def _same(a: object, b: object) -> None:
-    from cass_build.pipeline import Result
+def _batch(src: Path, out: Path, threads: int, **flags: bool) -> tuple[list[str], Any]:
+    from cass_build.cli.tree_batch import Batch, out_prefix
 
-    assert isinstance(a, Result) and isinstance(b, Result), (a, b)
-    assert a.data == b.data
-    assert a.diagnostics == b.diagnostics
-    assert a.stats == b.stats
-    assert a.headers == b.headers
-    assert a.depends == b.depends
-    assert [x.as_dict() | {"seconds": 0} for x in a.attempts] == [
-        x.as_dict() | {"seconds": 0} for x in b.attempts
-    ]
-    assert (a.path, a.strategy, a.level, a.verified) == (b.path, b.strategy, b.level, b.verified)
+    sources = sorted(str(p) for p in src.rglob("*") if p.is_file())
+    targets = [out_prefix(out) + s[len(str(src)) + 1 :] for s in sources]
+    targets = [t[:-3] + ".hip" if t.endswith(".cu") else t for t in targets]
+    options = _options(src, out)
+    return targets, Batch(sources, targets, options, threads, out_dir=out, **flags)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("threads", [1, 3])
-def test_batch_results_are_the_pipelines(tmp_path: Path, threads: int) -> None:
+def _shown(result: Any, *, werror: bool, quiet: bool) -> str | None:
+    """What the CLI prints for a result's diagnostics (translate._Tally.add)."""
+    lines = []
+    for found in result.diagnostics:
+        d = found.promoted() if werror else found
+        if not quiet or d.severity == "error":
+            lines.append(f"{d}\n")
+    return "".join(lines) or None
+
+
+def _no_seconds(entry: dict[str, Any]) -> dict[str, Any]:
+    attempts = [a | {"seconds": 0} for a in entry["attempts"]]
+    return entry | {"seconds": 0, "attempts": attempts}
+
+
+@pytest.mark.parametrize(("threads", "werror", "quiet"), [(1, False, False), (3, True, True)])
+def test_batch_items_are_the_pipelines(
+    tmp_path: Path, threads: int, werror: bool, quiet: bool
+) -> None:
+    # Each file the core does: the messages the CLI would print, their counts, the report
+    # entry, the stats and the output written, as the per-file pipeline gives them.
+    import json
+
+    from cass_build.rules import family_counts
+    from cass_build.rules.stats import Stats
+
     src = _tree(tmp_path)
-    options = _options(src, tmp_path / "out")
-    sources = sorted(p for p in src.rglob("*") if p.is_file())
-    batch = Batch(sources, options, threads)  # type: ignore[arg-type]
-    for source, got in zip(sources, batch.results, strict=True):
-        try:
-            want: object = translate_file(source, options)  # type: ignore[arg-type]
-        except Exception as exc:
-            want = exc
-        if isinstance(want, Exception):
-            assert type(got) is type(want) and str(got) == str(want), source
-        else:
-            _same(got, want)
-    by_name = {Path(str(r.path)).name: r for r in batch.results if not isinstance(r, Exception)}
-    assert by_name["a.cu"].data.startswith(b"#include <hip/hip_runtime.h>\n#line 1\n")
-    assert len(by_name["a.cu"].headers) == 3  # common.cuh, sub/deep.h, sub/b.inc
-    assert isinstance(batch.results[sources.index(src / "binary.cu")], Exception)
+    out = tmp_path / "out"
+    targets, batch = _batch(src, out, threads, werror=werror, quiet=quiet, stats=True)
+    done = {}
+    for target, item in zip(targets, batch.items, strict=True):
+        source = src / Path(target).relative_to(out)
+        source = source.with_suffix(".cu") if source.suffix == ".hip" else source
+        if item is None:
+            continue
+        done[source.name] = item
+        want = translate_file(source, _options(src, out))  # type: ignore[arg-type]
+        shown, errors, warnings, entry, (counts, lines, size), status, data = item
+        assert shown == _shown(want, werror=werror, quiet=quiet), source
+        severities = [(d.promoted() if werror else d).severity for d in want.diagnostics]
+        assert (errors, warnings) == (severities.count("error"), severities.count("warning"))
+        assert _no_seconds(json.loads(entry)) == _no_seconds(want.report())
+        assert Stats(family_counts(counts), lines, size) == want.stats
+        assert (status, data) == (0, None)  # written, nothing left to Python
+        assert Path(target).read_bytes() == want.data
+        for header, text in want.headers.items():
+            assert header.read_bytes() == text  # written by the header's own item
+    # Left to Python: what the core cannot read (binary, Latin-1) and a blank file. The
+    # headers reached (through a symlinked directory, a symlinked file, "..") are all
+    # files of this batch, each written by its own item.
+    assert sorted(done) == ["a.cu", "alias.cuh", "api.cpp", "b.inc", "bom.cu", "c.cu",
+                            "common.cuh", "deep.h", "links.cu", "unknown.cu", "x.cu"]  # fmt: skip
+    assert done["c.cu"][0] is None or "c.cu" in done["c.cu"][0]
+    # The inputs no output may replace are the real paths: a symlink is its target's.
+    assert (src / "common.cuh").resolve() in batch.inputs
+    assert (src / "alias.cuh").absolute() not in batch.inputs
+    assert set(batch.inputs) == {p.resolve() for p in src.rglob("*") if p.is_file()}
 
 
 def test_core_reads_what_python_reads(tmp_path: Path) -> None:
@@ -182,6 +214,19 @@ def test_tree_listing_sorts_as_paths_do(
     assert problems == []
 
 
+def test_tree_names_say_which_sources_are_symlinks(tmp_path: Path) -> None:
+    # The core takes the listing's word that the others are plain files (no lstat).
+    from cass_build.cli.translate import TREE_SUFFIXES
+    from cass_build.cli.walk import tree_names
+
+    src = _hostile_tree(tmp_path)
+    rels, problems, links = tree_names(src, TREE_SUFFIXES)
+    assert links == {"alias.cuh"}  # sub_link/ is a symlinked directory: not followed
+    assert not [r for r in rels if r.startswith("sub_link/")]
+    assert [p.split(":")[0] for p in problems] == [f"{src}/gone.cu", f"{src}/pipe.cu"]
+    assert all((src / r).is_symlink() == (r in links) for r in rels)
+
+
 RUNTIME_CASES = [
     b"#include <hip/hip_runtime.h>\n" + KERNEL,
     b'  #  include   "hip/hip_runtime_api.h"\n' + KERNEL,
@@ -255,6 +300,27 @@ def test_core_warp_header_is_warp_includes(tmp_path: Path, hip: tuple[int, int])
     assert added >= 8  # the cases do reach the headers
 
 
+def test_core_warp_header_is_warp_includes_on_random_texts(tmp_path: Path) -> None:
+    # batch.cpp's one-pass scan (cass_uses) against rules.warp_include's searches, on
+    # random texts of __cass_ names, CASS includes and the words around them.
+    from cass_build.pipeline.strategies import RulesStrategy
+
+    rng = random.Random(4)
+    pieces = [b"__cass_shfl_down(v)", b"__cass_cg", b"__cass_cg_tile", b"x__cass_any", b"_",
+              b"__cass_fp16_hmax", b"__cass_bf16_f", b"__cass_rt_memcpy", b"__cass_", b"cass",
+              b"#include <cass/warp.h>", b'# include "cass/fp16.h"', b"#include <cass/bf16.h>",
+              b"#include <cass/cooperative_groups.h>", b"  #include <cass/runtime.h>", b"cass/",
+              b"// cass/warp.h", b"\n", b"\n", b" ", b"x", b";"]  # fmt: skip
+    settings = Settings(rename_cu_includes=True)
+    cases = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))) for _ in range(300)]
+    added = 0
+    for path, item in _batch_and_paths(tmp_path, cases, settings):
+        want = RulesStrategy().translate(path, path.read_bytes(), settings).data
+        assert item is not None and item[0] == want, path.read_bytes()
+        added += want.count(b"<cass/") > path.read_bytes().count(b"<cass/")
+    assert added > 100  # the texts do reach the headers
+
+
 INCLUDE_CASES = [
     b'#include "a.h"\n#include <b.h>\n',
     b'  #  include\t"c d.h"  \n\t#include<e/f.h>\n',
@@ -294,19 +360,32 @@ def _hostile_tree(root: Path) -> Path:
     )
     (root / "inc").mkdir()
     (root / "inc" / "ext.cuh").write_bytes(b"__device__ half h; cudaStream_t t;\n")
+    (root / "inc" / "nodir").mkdir()  # links.cu's nodir/x.cuh: found through -I inc
+    (root / "inc" / "nodir" / "x.cuh").write_bytes(b"cudaEvent_t e;\n")
     (src / "gone.cu").symlink_to("nowhere.cu")
     os.mkfifo(src / "pipe.cu")  # reading it would block: the listing must refuse it
+    (src / "blas.cu").write_bytes(b"#include <cublas_v2.h>\ncublasHandle_t h;\n")
     return src
 
 
-def _run_tree(root: Path, out: str, *, batch: bool, monkeypatch: pytest.MonkeyPatch) -> object:
+def _run_tree(
+    root: Path, out: str, flags: list[str], *, batch: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, ...]:
     import io
     import json
 
+    from cass_build import pipeline
     from cass_build.cli import main, tree_batch
 
     if not batch:  # the per-file pipeline, as any run that verifies takes it
         monkeypatch.setattr(tree_batch, "lean", lambda options, tree: False)
+    per_file: list[str] = []  # the files the batch left to the per-file pipeline
+
+    def counted(path: Path, options: object) -> object:
+        per_file.append(path.as_posix())
+        return translate_file(path, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "translate_file", counted)
     monkeypatch.chdir(root)
     monkeypatch.setenv("CASS_CACHE_DIR", str(root / f"cache-{out}"))
     for stale in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
@@ -314,7 +393,7 @@ def _run_tree(root: Path, out: str, *, batch: bool, monkeypatch: pytest.MonkeyPa
         (root / out / stale).write_bytes(b"a failed check kept this; a pass removes it\n")
     err = io.StringIO()
     argv = ["translate", "src", "--out-dir", out, "--verify", "none", "-j", "2"]
-    argv += ["-I", "inc", "--mirror", f"inc={out}-inc", "--report", f"{out}.json"]
+    argv += [f.replace("OUT", out) for f in flags] + ["--report", f"{out}.json"]
     code = main(argv, err=err)
     monkeypatch.undo()
     files = {}
@@ -326,24 +405,43 @@ def _run_tree(root: Path, out: str, *, batch: bool, monkeypatch: pytest.MonkeyPa
         entry.pop("seconds", None)
         for attempt in entry.get("attempts", []):
             attempt.pop("seconds", None)
-    return code, err.getvalue().replace(out, "OUT"), files, report
+    return code, err.getvalue().replace(out, "OUT"), files, report, per_file
 
 
-def test_batch_run_is_the_per_file_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["-I", "inc", "--mirror", "inc=OUT-inc"],
+        [],
+        ["--werror", "-q", "--stats", "json"],
+        ["--roc"],  # the ROC libraries' table (main's batch translated with the hip* one)
+    ],
+)
+def test_batch_run_is_the_per_file_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
     # The whole command, both ways on one tree: exit status, every message and the
     # summary line (in path order), every output byte and the JSON report.
     _hostile_tree(tmp_path)
-    got = _run_tree(tmp_path, "bulk", batch=True, monkeypatch=monkeypatch)
-    want = _run_tree(tmp_path, "single", batch=False, monkeypatch=monkeypatch)
-    assert got == want
-    code, err, files, _ = got
+    got = _run_tree(tmp_path, "bulk", flags, batch=True, monkeypatch=monkeypatch)
+    want = _run_tree(tmp_path, "single", flags, batch=False, monkeypatch=monkeypatch)
+    assert got[:4] == want[:4]
+    code, err, files, _, per_file = got
     assert code == 2  # binary.cu, latin1.cu, the symlink and the FIFO
     assert "cass: error: src/gone.cu: dangling symlink" in err
-    assert "src/unknown.cu:1:12: " in err and err.rstrip().splitlines()[-1].startswith("cass: ")
+    assert "src/unknown.cu:1:" in err
+    assert "-q" in flags or err.rstrip().splitlines()[-1].startswith("cass: ")
     assert files["aa_warp.cuh"].startswith(b"#include <cass/warp.h>\n#line 1\n")
-    assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
     assert "zz_user.hip" in files and "a.hip" in files and "sub/x.hip" in files
     assert not [name for name in files if ".unverified" in name]  # the stale ones went
+    assert (b"rocblas_handle h;" in files["blas.hip"]) == ("--roc" in flags)
+    if flags[:1] == ["-I"]:
+        assert b"hipStream_t t;" in files["ext.cuh"]  # mirrored from inc/ into OUT-inc/
+        assert b"hipEvent_t e;" in files["nodir/x.cuh"]
+    else:  # the core did all but what it cannot read, the blank file and the includers
+        # of sub/b.inc (a header the tree's listing leaves out, so no file of the batch)
+        assert per_file == ["src/a.cu", "src/binary.cu", "src/empty.cu", "src/latin1.cu",
+                            "src/sub/c.cu"]  # fmt: skip
 
 
 def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:

@@ -13,13 +13,14 @@ from ..errors import CassError, UsageError, VerificationError
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, format_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
+    from collections.abc import Set as AbstractSet
 
     from ..pipeline import PipelineOptions, Result
     from ..rules.stats import Stats
     from ..settings import Settings
 
-    _Writer = Callable[[Path, bytes, frozenset[Path]], object]
+    _Writer = Callable[[Path, bytes, AbstractSet[Path]], object]
 
 __all__ = ["add_parser", "run"]
 
@@ -159,42 +160,52 @@ def _settings(args: argparse.Namespace, tree: bool) -> Settings:
     return Settings.resolve(given)  # an option wins over its CASS_* variable
 
 
+def _tree_root(args: argparse.Namespace) -> Path | None:
+    """The directory input, checked (alone, with an --out-dir outside it), or None."""
+    inputs: list[Path] = args.inputs
+    dirs = [p for p in inputs if p.is_dir()]
+    if not dirs:
+        return None
+    if len(inputs) != 1 or args.out_dir is None:
+        msg = f"{dirs[0]}: is a directory; a directory input must be alone, with --out-dir"
+        raise UsageError(msg, hint="cass translate SRC_DIR --out-dir DST_DIR")
+    src = dirs[0].resolve()
+    dst = args.out_dir.resolve()
+    if dst == src or src in dst.parents:
+        msg = f"--out-dir {args.out_dir} must be outside {dirs[0]}"
+        raise UsageError(msg)
+    return dirs[0]
+
+
+def _tree_files(args: argparse.Namespace, root: Path) -> tuple[list[str], list[str], list[bool]]:
+    """A tree's sources, spelled as the user spelled ``root`` (so diagnostics read like a
+    compiler's), ``str(args.out_dir / rel)`` of each one's output, as strings (a tree has
+    thousands, and a Path each costs more than the rest of listing it), and whether each
+    is a plain file (no symlink). The entries that could not be listed go to
+    ``args.tree_problems``."""
+    from .tree_batch import out_prefix
+    from .walk import tree_names
+
+    rels, args.tree_problems, links = tree_names(root, TREE_SUFFIXES)
+    prefix = out_prefix(root)
+    out = out_prefix(args.out_dir)
+    sources, targets = [], []
+    for rel in rels:
+        sources.append(prefix + rel)
+        name = rel[rel.rfind("/") + 1 :]
+        if name.endswith(".cu") and len(name) > 3:  # Path.suffix == ".cu"
+            rel = rel[:-3] + ".hip"
+        targets.append(out + rel)
+    return sources, targets, [rel not in links for rel in rels]
+
+
 def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], bool]:
     """Pairs (input, output or None for stdout), and whether a tree is mirrored."""
     inputs: list[Path] = args.inputs
-    dirs = [p for p in inputs if p.is_dir()]
-    if dirs:
-        if len(inputs) != 1 or args.out_dir is None:
-            msg = f"{dirs[0]}: is a directory; a directory input must be alone, with --out-dir"
-            raise UsageError(msg, hint="cass translate SRC_DIR --out-dir DST_DIR")
-        src = dirs[0].resolve()
-        dst = args.out_dir.resolve()
-        if dst == src or src in dst.parents:
-            msg = f"--out-dir {args.out_dir} must be outside {dirs[0]}"
-            raise UsageError(msg)
-        from .walk import tree_sources
-
-        pairs = []
-        # Paths as the user spelled them, so diagnostics read like a compiler's.
-        files, args.tree_problems = tree_sources(dirs[0], TREE_SUFFIXES)
-        prefix = str(dirs[0]).rstrip("/") + "/"
-        # str() of each output Path, built as a string (the batch hands the core strings).
-        out = str(args.out_dir)
-        out = "" if out == "." else out if out.endswith("/") else out + "/"
-        args.tree_targets = []
-        for path in files:
-            spelled = str(path)
-            if not spelled.startswith(prefix):  # e.g. a tree named "."
-                spelled = prefix + str(path.relative_to(dirs[0]))
-            # The relative path as a string: thousands of relative_to and with_suffix
-            # calls cost more than the rest of listing the tree.
-            rel = spelled[len(prefix) :]
-            name = rel[rel.rfind("/") + 1 :]
-            if name.endswith(".cu") and len(name) > 3:  # Path.suffix == ".cu"
-                rel = rel[:-3] + ".hip"
-            pairs.append((path, args.out_dir / rel))
-            args.tree_targets.append(out + rel)
-        return pairs, True
+    root = _tree_root(args)
+    if root is not None:
+        sources, args.tree_targets, _ = _tree_files(args, root)
+        return [(Path(s), Path(t)) for s, t in zip(sources, args.tree_targets, strict=True)], True
     if args.output is not None:
         if len(inputs) != 1:
             msg = "-o takes one input; use --out-dir for several"
@@ -212,8 +223,8 @@ def _pipeline_options(
 ) -> PipelineOptions:
     import shlex
 
-    from ..pipeline import options_from_env
     from ..pipeline.toolchain import parse_archs
+    from ..settings import options_from_env
 
     mirror = []
     for spec in args.mirror:
@@ -245,13 +256,11 @@ def _pipeline_options(
 
 def run(args: argparse.Namespace, err: TextIO) -> int:
     """``cass translate``: every input, in parallel; outputs and messages in input order."""
-    from .._files import write_atomic
-    from ..pipeline import translate_file, write_depfile, write_if_changed
-    from ..rules.stats import format_stats
-
     _check_outputs(args)  # before any work: not after a whole tree was compiled
     args.tree_problems = []
-    pairs, tree = _plan(args)
+    root = _tree_root(args)
+    pairs = None if root is not None else _plan(args)[0]  # the inputs' usage errors first
+    tree = root is not None
     settings = _settings(args, tree)
     settings.resolved_hip_version()
     if (args.depfile or args.object) and (args.output is None or str(args.output) == "-"):
@@ -269,7 +278,13 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
         if find_hip() is None:  # once, not once per file
             msg = f"--verify {options.verify}: no HIP toolchain found (hipcc)"
             raise ToolchainError(msg, hint=install_hint())
-    from ..pipeline import real_path, rules_first
+    from .tree_batch import lean
+
+    if root is not None and lean(options, tree):  # the core reads, translates, writes it all
+        return _run_batch(args, options, root, err)
+    if pairs is None:
+        pairs = _plan(args)[0]
+    from ..pipeline import real_path, rules_first, translate_file, write_if_changed
 
     # Verification off with the rules first: the per-file work is Python, so it goes to
     # processes (see parallel.py).
@@ -293,86 +308,182 @@ def run(args: argparse.Namespace, err: TextIO) -> int:
     # Files are translated in parallel (see parallel.py); outputs are written, and
     # diagnostics printed, in input order as results arrive.
     jobs = max(1, min(args.jobs, len(pairs)))
-    errors = warnings = failures = written = unverified = 0
-    done: list[tuple[str, Stats]] = []
-    reports: list[dict[str, object]] = []
-    progress = _Progress(len(pairs), err)
-    for problem in args.tree_problems:  # entries of the tree that could not be read
-        failures += 1
-        progress.write(f"cass: error: {problem}\n")
-    from .tree_batch import Batch, lean
+    tally = _Tally(args, len(pairs), err)
+    from .parallel import ordered_map
 
-    batch = None
-    if lean(options, tree):  # the core reads, translates and writes the tree at once
-        batch = Batch([p for p, _ in pairs], options, jobs)
-        inputs = batch.inputs
-        batch.plan([t for _, t in pairs], inputs, args.tree_targets)
-        results: Iterable[Result | CassError] = batch.results
-    else:
-        from .parallel import ordered_map
+    inputs = frozenset(real_path(p) for p, _ in pairs)
+    if fast and jobs > 1:
+        from ..rules import core_table
 
-        inputs = frozenset(real_path(p) for p, _ in pairs)
-        if fast and jobs > 1:
-            from ..rules import core_table
-
-            core_table()  # built once, before the workers fork
-        results = ordered_map(one, pairs, jobs, processes=fast)
-    write = batch.write if batch is not None else write_if_changed
+        core_table(roc=settings.libraries == "roc")  # built once, before the workers fork
+    results = ordered_map(one, pairs, jobs, processes=fast)
     for (source, target), result in zip(pairs, results, strict=True):
-        progress.advance(str(source))
-        if isinstance(result, CassError):
-            failures += 1
-            if isinstance(result, VerificationError):
-                unverified += 1
-                result = _keep_unverified(result, target, inputs)
-            reports.append(_failure_report(str(source), result))
-            progress.write(format_error(result))
+        tally.add(source, target, result, inputs, write_if_changed)
+    return tally.finish(options, inputs, included)
+
+
+def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, err: TextIO) -> int:
+    """A tree with verification off, in one call of the core (see tree_batch.py): the
+    per-file pipeline only for the files the core leaves to it, in their place."""
+    from .._files import write_if_changed
+    from .tree_batch import NOT_WRITTEN, STALE, Batch
+
+    sources, targets, plain = _tree_files(args, root)
+    tally = _Tally(args, len(sources), err)
+    batch = Batch(
+        sources,
+        targets,
+        options,
+        max(1, min(args.jobs, len(sources))),
+        out_dir=args.out_dir,
+        plain=plain,
+        werror=args.werror,
+        quiet=args.quiet,
+        stats=args.stats is not None,
+    )
+    inputs = batch.inputs
+    shown: list[str] = []  # the core's messages, printed in one write up to the next other
+    for source, target, item in zip(sources, targets, batch.items, strict=True):
+        if item is None:
+            tally.write("".join(shown))
+            shown.clear()
+            from ..pipeline import translate_file
+
+            path = Path(source)
+            try:
+                result: Result | CassError = translate_file(path, options)
+            except CassError as exc:  # reported in order; the other files go on
+                result = exc
+            tally.add(path, Path(target), result, inputs, write_if_changed)
             continue
-        done.append((result.path, result.stats))
-        reports.append(result.report())
+        text, errors, warnings, entry, stats, status, data = item
+        tally.progress.advance(source)
+        tally.errors += errors
+        tally.warnings += warnings
+        tally.reports.append(entry)
+        if stats is not None:
+            tally.stats(source, *stats)
+        if text is not None:
+            shown.append(text)
+        if status & (NOT_WRITTEN | STALE):
+            tally.write("".join(shown))
+            shown.clear()
+            try:
+                if status == NOT_WRITTEN:
+                    assert data is not None
+                    write_if_changed(Path(target), data, inputs)
+                _remove_stale(target, inputs)
+            except CassError as exc:  # e.g. it would overwrite an input; the others go on
+                tally.failures += 1
+                tally.write(format_error(exc))
+                continue
+        tally.written += 1
+    tally.write("".join(shown))
+    return tally.finish(options, inputs, frozenset())
+
+
+class _Tally:
+    """A run's messages, in input order, and its counts; ``finish`` writes the stats, the
+    JSON report and the summary line, and gives the exit status."""
+
+    def __init__(self, args: argparse.Namespace, total: int, err: TextIO) -> None:
+        self.args = args
+        self.err = err
+        self.errors = self.warnings = self.failures = self.written = self.unverified = 0
+        self.done: list[tuple[str, Stats]] = []
+        self.reports: list[dict[str, object] | str] = []
+        """Each file's report entry: a str is one the core wrote as json.dumps would."""
+        self.progress = _Progress(total, err)
+        for problem in args.tree_problems:  # entries of the tree that could not be read
+            self.failures += 1
+            self.progress.write(f"cass: error: {problem}\n")
+
+    def write(self, text: str) -> None:
+        self.progress.write(text)
+
+    def stats(self, path: str, counts: list[tuple[int, int, int]], lines: int, size: int) -> None:
+        from ..rules import family_counts
+        from ..rules.stats import Stats
+
+        self.done.append((path, Stats(family_counts(counts), lines, size)))
+
+    def add(
+        self,
+        source: Path,
+        target: Path | None,
+        result: Result | CassError,
+        inputs: AbstractSet[Path],
+        write: _Writer,
+    ) -> None:
+        """One file's result (or error): its messages, its outputs, its report entry."""
+        args = self.args
+        self.progress.advance(str(source))
+        if isinstance(result, CassError):
+            self.failures += 1
+            if isinstance(result, VerificationError):
+                self.unverified += 1
+                result = _keep_unverified(result, target, inputs)
+            self.reports.append(_failure_report(str(source), result))
+            self.progress.write(format_error(result))
+            return
+        self.done.append((result.path, result.stats))
+        self.reports.append(result.report())
         shown = []
         for found in result.diagnostics:
             d = found.promoted() if args.werror else found
-            errors += d.severity == "error"
-            warnings += d.severity == "warning"
+            self.errors += d.severity == "error"
+            self.warnings += d.severity == "warning"
             if not args.quiet or d.severity == "error":
                 shown.append(f"{d}\n")
-        progress.write("".join(shown))  # one write per file, not per diagnostic
+        self.progress.write("".join(shown))  # one write per file, not per diagnostic
         try:
             if target is None:
                 sys.stdout.buffer.write(result.data)
                 sys.stdout.flush()
             else:
                 _write_outputs(result, target, inputs, write)
+                from ..pipeline import write_depfile, write_if_changed
+
                 if args.object is not None and result.object_data is not None:
                     # Unchanged bytes keep their timestamp: nothing links again.
                     write_if_changed(args.object, result.object_data, inputs)
                 if args.depfile is not None:
                     write_depfile(args.depfile, target, result.depends)
-            written += 1
+            self.written += 1
         except CassError as exc:  # e.g. it would overwrite an input; the others go on
-            failures += 1
-            progress.write(format_error(exc))
-    progress.close()
-    if args.stats:
-        report = format_stats(done, args.stats)
-        if args.stats_file:
-            write_atomic(args.stats_file, report.encode(), inputs=inputs)
-        else:
-            err.write(report)
-    _write_report(args, options, reports, inputs)
-    if not args.quiet:
-        levels = _levels_summary(reports, included) if options.verify != "none" else ""
-        # Every failed file printed one error line: counted, so that the summary agrees
-        # with the exit status.
-        print(
-            f"cass: {written} file(s) translated{levels}: {errors + failures} error(s), "
-            f"{warnings} warning(s)",
-            file=err,
-        )
-    if failures > unverified:
-        return EXIT_USAGE
-    return EXIT_FINDINGS if errors or unverified else EXIT_OK
+            self.failures += 1
+            self.progress.write(format_error(exc))
+
+    def finish(
+        self, options: PipelineOptions, inputs: AbstractSet[Path], included: frozenset[Path]
+    ) -> int:
+        from .._files import write_atomic
+
+        args, err = self.args, self.err
+        self.progress.close()
+        if args.stats:
+            from ..rules.stats import format_stats
+
+            report = format_stats(self.done, args.stats)
+            if args.stats_file:
+                write_atomic(args.stats_file, report.encode(), inputs=inputs)
+            else:
+                err.write(report)
+        _write_report(args, options, self.reports, inputs)
+        if not args.quiet:
+            levels = ""
+            if options.verify != "none":
+                levels = _levels_summary([r for r in self.reports if isinstance(r, dict)], included)
+            # Every failed file printed one error line: counted, so that the summary agrees
+            # with the exit status.
+            print(
+                f"cass: {self.written} file(s) translated{levels}: "
+                f"{self.errors + self.failures} error(s), {self.warnings} warning(s)",
+                file=err,
+            )
+        if self.failures > self.unverified:
+            return EXIT_USAGE
+        return EXIT_FINDINGS if self.errors or self.unverified else EXIT_OK
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -407,7 +518,7 @@ def unverified_path(target: Path) -> Path:
 
 
 def _keep_unverified(
-    exc: VerificationError, target: Path | None, inputs: frozenset[Path]
+    exc: VerificationError, target: Path | None, inputs: AbstractSet[Path]
 ) -> VerificationError:
     """Write the best candidate beside ``target`` for a person to work on, and name it
     in the error. The build still fails: nothing is written at ``target`` itself."""
@@ -437,21 +548,25 @@ def _keep_unverified(
     )
 
 
-def _write_outputs(result: Result, target: Path, inputs: frozenset[Path], write: _Writer) -> None:
+def _write_outputs(result: Result, target: Path, inputs: AbstractSet[Path], write: _Writer) -> None:
     write(target, result.data, inputs)
-    # unverified_path(target) as a string: a tree checks thousands, and pathlib's
-    # with_name and exists cost more per file than the core's translation.
-    spelled = str(target)
-    cut = spelled.rfind("/") + 1
-    name = spelled[cut:]
+    _remove_stale(str(target), inputs)
+    for header, data in result.headers.items():
+        write(header, data, inputs)
+
+
+def _remove_stale(target: str, inputs: AbstractSet[Path]) -> None:
+    """Remove the candidate a failed check kept beside ``target`` (``unverified_path``):
+    this run's translation passed. As a string: a tree checks thousands, and pathlib's
+    with_name and exists cost more per file than the core's translation."""
+    cut = target.rfind("/") + 1
+    name = target[cut:]
     dot = name.rfind(".")
-    stale = spelled[:cut] + (
+    stale = target[:cut] + (
         f"{name[:dot]}.unverified{name[dot:]}" if 0 < dot < len(name) - 1 else name + ".unverified"
     )
     if os.path.exists(stale) and Path(stale).resolve() not in inputs:  # noqa: PTH110 (as above)
-        Path(stale).unlink()  # a failure kept it; this run's translation passed
-    for header, data in result.headers.items():
-        write(header, data, inputs)
+        Path(stale).unlink()
 
 
 def _included_sources(pairs: list[tuple[Path, Path | None]], max_bytes: int) -> frozenset[Path]:
@@ -507,8 +622,8 @@ def _levels_summary(reports: list[dict[str, object]], included: frozenset[Path])
 def _write_report(
     args: argparse.Namespace,
     options: PipelineOptions,
-    reports: list[dict[str, object]],
-    inputs: frozenset[Path],
+    reports: list[dict[str, object] | str],
+    inputs: AbstractSet[Path],
 ) -> None:
     import json
 
@@ -533,7 +648,7 @@ def _write_report(
         # One file entry a line: json's C encoder only runs without indent, and a tree's
         # report holds thousands of entries.
         head = json.dumps({k: v for k, v in doc.items() if k != "files"}, indent=2)
-        body = ",\n".join(json.dumps(r) for r in reports)
+        body = ",\n".join(r if isinstance(r, str) else json.dumps(r) for r in reports)
         text = f'{head[:-2]},\n  "files": [\n{body}\n  ]\n}}\n'
         write_atomic(path, text.encode(), inputs=inputs)
     except CassError:

@@ -30,7 +30,15 @@ from ..settings import PipelineOptions, options_from_env
 from .cache import Cache
 from .failures import UntranslatedHeader, mirror_hint, missing_header, untranslated_header
 from .includes import local_dirs, local_includes
-from .strategies import NATIVE_HAZARDS, Candidate, Strategy, StrategyFailed, parse_chain
+from .strategies import (
+    NATIVE_HAZARDS,
+    Candidate,
+    Strategy,
+    StrategyFailed,
+    parse_chain,
+    skip_reason,
+)
+from .strategies import rules_taken_first as _rules_first
 from .toolchain import HipToolchain, default_archs, find_hip, install_hint, parse_archs
 from .verify import LEVELS, Evidence, Outcome, Unit, verify
 
@@ -310,15 +318,6 @@ def rules_first(options: PipelineOptions) -> bool:
     return _rules_first(*parse_chain(options.strategy))
 
 
-def _rules_first(chain: list[Strategy], auto: bool) -> bool:
-    """Whether, with verification off, the rules' translation is the one taken: it costs
-    less than a cache lookup (the core runs at hundreds of MB/s), so it is not cached."""
-    for strategy in chain:
-        if not (auto and strategy.name == "model"):  # auto skips it when nothing verifies
-            return strategy.name == "rules"
-    return False
-
-
 def _failure_entry(exc: VerificationError) -> dict[str, Any]:
     return {
         "failure": {
@@ -512,15 +511,6 @@ def _run_chain(job: _Job) -> Result:
 
 def _skip_reason(job: _Job, strategy: Strategy) -> str | None:
     return skip_reason(job.auto, job.level, strategy)
-
-
-def skip_reason(auto: bool, level: str, strategy: Strategy) -> str | None:
-    """Why the chain passes ``strategy`` over at ``level``, or None (it runs)."""
-    if auto and level == "none" and strategy.name == "model":
-        # A learned translation is trusted only once it is checked; unchecked, the
-        # deterministic rules win (asked first: finding the model costs per file).
-        return "verification is off: auto uses the model only when it can be verified"
-    return strategy.unavailable()
 
 
 def _check(job: _Job, unit: Unit, data: bytes) -> tuple[Outcome, str]:

@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from ..rules.diagnostics import Diagnostic
     from ..settings import Settings
 
-__all__ = ["Candidate", "Strategy", "StrategyFailed", "parse_chain"]
+__all__ = [
+    "Candidate",
+    "Strategy",
+    "StrategyFailed",
+    "parse_chain",
+    "rules_taken_first",
+    "skip_reason",
+]
 
 NAMES = ("model", "rules", "hipify-perl", "hipify-clang")
 #: Why ``auto --warp native``'s rules step refuses a native translation (not checked).
@@ -339,6 +346,24 @@ def _one(spec: str) -> Strategy:
         return ExternalStrategy(spec, argv)
     msg = f"--strategy {spec!r}: expected auto, {', '.join(NAMES)} or exec:CMD"
     raise UsageError(msg)
+
+
+def rules_taken_first(chain: list[Strategy], auto: bool) -> bool:
+    """Whether, with verification off, the rules' translation is the one taken: it costs
+    less than a cache lookup (the core runs at hundreds of MB/s), so it is not cached."""
+    for strategy in chain:
+        if not (auto and strategy.name == "model"):  # auto skips it when nothing verifies
+            return strategy.name == "rules"
+    return False
+
+
+def skip_reason(auto: bool, level: str, strategy: Strategy) -> str | None:
+    """Why the chain passes ``strategy`` over at ``level``, or None (it runs)."""
+    if auto and level == "none" and strategy.name == "model":
+        # A learned translation is trusted only once it is checked; unchecked, the
+        # deterministic rules win (asked first: finding the model costs per file).
+        return "verification is off: auto uses the model only when it can be verified"
+    return strategy.unavailable()
 
 
 def parse_chain(spec: str) -> tuple[list[Strategy], bool]:

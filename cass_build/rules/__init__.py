@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .diagnostics import SEVERITIES, Diagnostic
 from .stats import FamilyCount, Stats
-from .tables import KINDS, REWRITES, STATUSES, load_tables, tables_digest
+from .tables import KINDS, REWRITES, STATUSES, Family, load_tables, shipped_core, tables_digest
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -31,10 +31,16 @@ _MATCH_CODES = {"any": 0, "template": 1, "method": 2}
 def _core_rows(
     directory: str | None, roc: bool = False
 ) -> tuple[list[tuple[Any, ...]], list[tuple[str, list[str]]]]:
-    """The rows and families as the core takes them, from the validated tables. With
-    ``roc``, a row that names its ROC library's counterpart emits that instead, as a
-    plain rename (the ROC libraries are not gated by HIP version here)."""
-    families = load_tables(directory)
+    """The rows and families as the core takes them, from the validated tables."""
+    return core_rows_of(load_tables(directory), roc)
+
+
+def core_rows_of(
+    families: tuple[Family, ...], roc: bool = False
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, list[str]]]]:
+    """``_core_rows`` of ``families``. With ``roc``, a row that names its ROC library's
+    counterpart emits that instead, as a plain rename (the ROC libraries are not gated
+    by HIP version here)."""
     rows = []
     for index, family in enumerate(families):
         for r in family.rows:
@@ -71,10 +77,14 @@ def _core_cache(directory: str | None, roc: bool = False, *, packed: bool = Fals
     from .._files import cache_dir
 
     root = cache_dir()
-    layout = (KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS, roc)
-    encoding = repr(layout).encode()
-    key = tables_digest(directory) + hashlib.sha256(encoding).hexdigest()[:8]
+    key = tables_digest(directory) + row_encoding(roc)
     return root / (f"core-table-{key}.bin" if packed else f"core-rows-{key}.marshal")
+
+
+def row_encoding(roc: bool) -> str:
+    """A hash of how rows are encoded for the core (and of the library choice)."""
+    layout = (KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS, roc)
+    return hashlib.sha256(repr(layout).encode()).hexdigest()[:8]
 
 
 @functools.cache
@@ -133,6 +143,15 @@ def core_table(directory: str | None = None, roc: bool = False) -> Any:
             table = _core.Table.unpack(cache.read_bytes())
         except (OSError, ValueError):
             table = None
+    if table is None and directory is None and (packed := shipped_core(row_encoding(roc))):
+        try:  # the packaged tables as the build packed them: an empty cache's first run
+            table = _core.Table.unpack(packed)
+        except ValueError:
+            table = None
+        if table is not None and cache is not None:
+            from .._files import store_quietly
+
+            store_quietly(cache, packed)
     if table is None:
         rows, families = _core_input(directory, roc)
         # Positional, in _ENTRY_FIELDS order: a third of the cost of keywords for 8000 rows.

@@ -212,20 +212,75 @@ def load_family(path: Path) -> Family:
 _CACHE_FORMAT = 3  # 2: rows gained `roc`; 3: and `warp`
 
 
-def _cache_path(paths: list[Path]) -> Path | None:
-    """Where the validated tables are cached, keyed by the tables' bytes."""
-    from .._files import cache_dir
-
-    root = cache_dir()
+def _tables_key(paths: list[Path]) -> str:
+    """A hash of the tables' bytes and of the cached form's layout."""
     digest = hashlib.sha256(str(_CACHE_FORMAT).encode())
     for path in paths:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return root / f"tables-{digest.hexdigest()[:24]}.marshal"
+    return digest.hexdigest()[:24]
+
+
+def _cache_path(key: str) -> Path:
+    """Where the validated tables are cached, keyed by the tables' bytes."""
+    from .._files import cache_dir
+
+    return cache_dir() / f"tables-{key}.marshal"
+
+
+SHIPPED = "tables.marshal"
+"""The packaged tables, parsed and validated when the package is built (ship_tables.py),
+installed in the core module's ``data`` directory: a first run on an empty cache starts
+from them instead of parsing the TOML. A dict: the tables' ``key`` (``_tables_key``),
+their cached form (``tables``) and the core's packed table for each row encoding
+(``core``, by ``rules.row_encoding``)."""
+
+
+@functools.cache
+def _shipped_file() -> dict[str, Any] | None:
+    """The build's file, when it holds the packaged tables as they are now."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("cass_build._core")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "data" / SHIPPED
+    try:
+        found = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(found, dict):
+        return None
+    key = _tables_key(sorted(data_dir().glob("*.toml")))
+    return found if found.get("key") == key else None
+
+
+def _shipped(key: str) -> bytes | None:
+    """The cached form of the packaged tables shipped with the build, if it is theirs."""
+    found = _shipped_file()
+    if found is None or found.get("key") != key:
+        return None
+    data = found.get("tables")
+    return data if isinstance(data, bytes) else None
+
+
+def shipped_core(encoding: str) -> bytes | None:
+    """The core's packed table of the packaged tables for a row encoding, as the build
+    packed it, if it is theirs (``Table.unpack`` checks the bytes)."""
+    found = _shipped_file()
+    packed = None if found is None else found.get("core", {}).get(encoding)
+    return packed if isinstance(packed, bytes) else None
 
 
 def _from_cache(path: Path) -> tuple[Family, ...] | None:
     try:
-        raw = marshal.loads(path.read_bytes())
+        return _from_raw(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _from_raw(data: bytes) -> tuple[Family, ...] | None:
+    try:
+        raw = marshal.loads(data)
         return tuple(
             Family(
                 name,
@@ -237,7 +292,7 @@ def _from_cache(path: Path) -> tuple[Family, ...] | None:
             )
             for name, title, headers, rows, prefixes, roc in raw
         )
-    except (OSError, EOFError, ValueError, TypeError):
+    except (EOFError, ValueError, TypeError):
         return None
 
 
@@ -247,7 +302,8 @@ def _from_cache(path: Path) -> tuple[Family, ...] | None:
 row_fields = operator.attrgetter(*(f.name for f in fields(Row)))
 
 
-def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
+def cached_form(families: tuple[Family, ...]) -> bytes:
+    """The families as the cache holds them (``_from_raw`` reads them back)."""
     raw = [
         (
             f.name,
@@ -259,9 +315,13 @@ def _to_cache(path: Path, families: tuple[Family, ...]) -> None:
         )
         for f in families
     ]
+    return marshal.dumps(raw)
+
+
+def _to_cache(path: Path, data: bytes) -> None:
     from .._files import store_quietly
 
-    store_quietly(path, marshal.dumps(raw))  # read-only: the tables are parsed next time
+    store_quietly(path, data)  # read-only: the tables are parsed next time
 
 
 @functools.cache
@@ -288,9 +348,21 @@ def load_tables(directory: str | None = None) -> tuple[Family, ...]:
     """
     root = Path(directory) if directory else data_dir()
     paths = sorted(root.glob("*.toml"))
-    cache = _cache_path(paths)
-    if cache is not None and cache.exists() and (cached := _from_cache(cache)) is not None:
+    key = _tables_key(paths)
+    cache = _cache_path(key)
+    if cache.exists() and (cached := _from_cache(cache)) is not None:
         return cached
+    shipped = _shipped(key) if directory is None else None
+    if shipped is not None and (families := _from_raw(shipped)) is not None:
+        _to_cache(cache, shipped)
+        return families
+    families = parse_tables(paths)
+    _to_cache(cache, cached_form(families))
+    return families
+
+
+def parse_tables(paths: list[Path]) -> tuple[Family, ...]:
+    """The families of the table files ``paths``, validated (no CUDA name mapped twice)."""
     families = tuple(load_family(p) for p in paths)
     seen: dict[tuple[str, bool], Row] = {}
     for family in families:
@@ -304,6 +376,4 @@ def load_tables(directory: str | None = None) -> tuple[Family, ...]:
                 )
                 raise TableError(msg)
             seen[key] = row
-    if cache is not None:
-        _to_cache(cache, families)
     return families
