@@ -27,6 +27,7 @@
 #include "cass/lexer.hpp"
 #include "cass/rewriter.hpp"
 #include "cass/table.hpp"
+#include "parallel.hpp"
 #include "tree.hpp"
 #include "warp_header.hpp"
 
@@ -429,22 +430,7 @@ std::string fs_bytes(const py::handle& path) {
     return out;
 }
 
-// fn(index, workspace) for every index below n, on up to `threads` threads (the
-// caller's among them), each with its own Workspace.
-template <typename Fn>
-void parallel(std::size_t n, int threads, Fn fn) {
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-        cass::Workspace workspace;
-        for (std::size_t i = next++; i < n; i = next++) fn(i, workspace);
-    };
-    const std::size_t total =
-        std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < total; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-}
+using cass_py::parallel;
 
 struct FileJob {
     std::string path;

@@ -31,6 +31,7 @@
 #include "batch.hpp"
 #include "cass/rewriter.hpp"
 #include "cass/table.hpp"
+#include "parallel.hpp"
 
 namespace py = pybind11;
 
@@ -364,22 +365,7 @@ void render(File& f, const Config& c) {
               py_float(f.seconds) + "}]}";
 }
 
-// fn(index, workspace) for every index below n, on up to `threads` threads (the caller's
-// among them), each with its own Workspace.
-template <typename Fn>
-void parallel(std::size_t n, int threads, Fn fn) {
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-        cass::Workspace workspace;
-        for (std::size_t i = next++; i < n; i = next++) fn(i, workspace);
-    };
-    const std::size_t total =
-        std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < total; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool) t.join();
-}
+using cass_py::parallel;
 
 // Read and translate, as translate_files does; false: Python does the file.
 bool translate(File& f, const cass::Table& table, const cass::Options& opt, const Config& c,
