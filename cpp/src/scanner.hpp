@@ -151,7 +151,7 @@ struct Scan {
     // between its parentheses is not parsed (its arguments differ by branch, or end early).
     std::vector<int> breaks;
     int unclosed_brace = -1;
-    int unterminated = -1;        // first comment or literal cut off by the end of a line or file
+    int unterminated = -1;  // first comment or literal cut off by the end of a line or file
     // (token, previous significant token) of the tokens whose Tok::back is kFarBack,
     // by token: only a run of 65535 comments or line breaks makes one.
     std::vector<std::pair<std::int32_t, std::int32_t>> far_prev;
