@@ -272,3 +272,24 @@ def test_version_number_does_not_swallow_a_following_quote() -> None:
     # Found by Hypothesis: "12080'x" would lex as one number the second time.
     once = hip("CUDART_VERSION'cudaMemcpy(cudaMalloc")
     assert hip(once) == once
+
+
+@pytest.mark.parametrize("gap", [65534, 65535, 70000, 140000])
+def test_far_previous_tokens_read_like_near_ones(gap: int) -> None:
+    # A token records its previous significant token as a 16-bit distance; 65535
+    # line breaks or comments or more between two are looked up elsewhere.
+    def source(n: int) -> str:
+        return (
+            "__global__ void k(int* x) {}\nvoid f(int* x) {\n  k"
+            + "\n" * n
+            + "<<<1, 32>>>(x);\n  int y = 1;"
+            + "//\n" * n
+            + "y = __shfl_down_sync(0xffffffff, y, 16);\n}\n"
+        )
+
+    ggl = Settings(launch_syntax="ggl", warp="native")
+    near = hip(source(1), ggl)
+    assert "hipLaunchKernelGGL(k," in near and "__shfl_down(" in near
+    far = near.replace("\n1, 32", "\n" * gap + "1, 32", 1).replace("//\n", "//\n" * gap, 1)
+    assert hip(source(gap), ggl) == far
+    assert rules(source(gap), ggl) == rules(source(1), ggl)

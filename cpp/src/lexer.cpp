@@ -189,6 +189,7 @@ public:
         out_.decls.clear();
         out_.fors.clear();
         out_.breaks.clear();
+        out_.far_prev.clear();
         if (table_ != nullptr) {
             // The lists that grow with the file get their room the same way, up
             // front: grown by doubling, each copy takes fresh pages from the kernel
@@ -242,10 +243,10 @@ public:
         Tok& t_ = toks[ntok];                        \
         t_.begin = static_cast<std::uint32_t>(B);    \
         t_.end = static_cast<std::uint32_t>(E);      \
-        t_.prev = last;                              \
         t_.link = -1;                                \
         t_.kind = (KIND);                            \
         t_.flags = static_cast<std::uint8_t>(FLAGS); \
+        t_.back = back_to(ntok, last);               \
         (IDX) = static_cast<int>(ntok++);            \
     } while (false)
 // The same for a significant token, which later tokens point back to.
@@ -519,6 +520,15 @@ private:
         const auto d1 = static_cast<unsigned>(static_cast<unsigned char>(p[1]) - '0');
         if (len == 2 && d0 < 10 && d1 < 10) return static_cast<long long>(d0 * 10 + d1);
         return literal_value(std::string_view(p, len));
+    }
+
+    // Tok::back of token `ntok` whose previous significant token is `last`.
+    std::uint16_t back_to(std::size_t ntok, int last) {
+        if (last < 0) return 0;
+        const std::size_t d = ntok - static_cast<std::size_t>(last);
+        if (d < kFarBack) return static_cast<std::uint16_t>(d);
+        out_.far_prev.emplace_back(static_cast<std::int32_t>(ntok), last);
+        return kFarBack;
     }
 
     // Twice the room for tokens; returns where they now are.

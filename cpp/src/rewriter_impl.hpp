@@ -120,7 +120,7 @@ public:
         }
         return -1;
     }
-    [[nodiscard]] int prev_sig(int i) const { return i > 0 && i < ntok_ ? toks_[i].prev : -1; }
+    [[nodiscard]] int prev_sig(int i) const { return i > 0 && i < ntok_ ? prev_of(scan_, i) : -1; }
     // Punctuators compare as numbers: a punctuator is at most three bytes, and
     // the padding after the source makes reading four safe.
     template <std::size_t N>

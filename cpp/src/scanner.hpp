@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -67,19 +68,29 @@ static_assert(TokenKind::Newline < TokenKind::Comment && TokenKind::Comment < To
 
 // Plain data, written field by field where it lies: a temporary built field
 // by field and copied whole stalls the store buffer, once per token.
+// 16 bytes: a large file has a token every three bytes, and its token array is
+// most of what a translation touches; at 20 bytes it left the L3 cache at a few MB
+// of input and each fresh page costs a fault (bench/reports/scaling.md).
 struct Tok {
     std::uint32_t begin;
     std::uint32_t end;
-    std::int32_t prev;  // previous significant token, or -1
     std::int32_t link;  // brackets and launches: the matching token or -1; identifiers: symbol
     TokenKind kind;
     std::uint8_t flags;
+    // How far back the previous significant token is: 0 for none, kFarBack when
+    // kFarBack or more tokens back (then Scan::far_prev has it).
+    std::uint16_t back;
 
     [[nodiscard]] bool significant() const { return kind > TokenKind::Comment; }
     [[nodiscard]] std::string_view text(std::string_view src) const {
         return std::string_view(src.data() + begin, end - begin);
     }
 };
+
+static_assert(sizeof(Tok) == 16, "Tok is kept to 16 bytes (see above)");
+
+// Tok::back of a token whose previous significant token is this far or farther.
+constexpr std::uint16_t kFarBack = 0xFFFF;
 
 enum SymbolFlags : std::uint16_t {
     kSymVisit = 1U << 0,        // the rewriter looks at every use: a table name, a hazard
@@ -140,10 +151,31 @@ struct Scan {
     // between its parentheses is not parsed (its arguments differ by branch, or end early).
     std::vector<int> breaks;
     int unclosed_brace = -1;
-    int unterminated = -1;        // first comment or literal cut off by the end of a line or file
+    int unterminated = -1;  // first comment or literal cut off by the end of a line or file
+    // (token, previous significant token) of the tokens whose Tok::back is kFarBack,
+    // by token: only a run of 65535 comments or line breaks makes one.
+    std::vector<std::pair<std::int32_t, std::int32_t>> far_prev;
     std::vector<NameSlot> slots;  // the lexer's name table
     std::vector<Open> opens;      // the lexer's bracket stack
 };
+
+// The previous significant token of token `i` of `scan`, or -1.
+inline int prev_of(const Scan& scan, int i) {
+    const std::uint16_t b = scan.toks[static_cast<std::size_t>(i)].back;
+    if (b != kFarBack) return b == 0 ? -1 : i - b;
+    const auto& far = scan.far_prev;
+    std::size_t lo = 0;
+    std::size_t hi = far.size();
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (far[mid].first < i) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < far.size() && far[lo].first == i ? far[lo].second : -1;
+}
 
 // Lexes `src` (followed in memory by kPadding zero bytes). With a table it also
 // interns identifiers and fills `visit`, `decls` and `fors`; without, only the
