@@ -371,10 +371,10 @@ void Rewriter::hazard_shift(int i) {
 }
 
 void Rewriter::hazard_asm(int i) {
-    int k = next_sig(i);
+    int k = next_code(i);
     while (is_ident(k) && (text(k) == "volatile" || text(k) == "__volatile__" ||
                            text(k) == "goto" || text(k) == "inline")) {
-        k = next_sig(k);
+        k = next_code(k);
     }
     if (!is_punct(k, "(")) return;
     if (hip_dead_) {  // e.g. under #ifndef __HIPCC__: kept for nvcc, never compiled for AMD
