@@ -1200,7 +1200,9 @@ void Rewriter::on_identifier(int i) {
     if (erased(i) && erased_before_hash(i)) return;
     Symbol& y = sym(i);
     const int p = prev_sig(i);
-    if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
+    // A '.' ending a directive line is no member access of the code below it: the next
+    // pass may find the directive rewritten (a steered #if ends in ')').
+    if (p >= 0 && toks_[p].kind == TokenKind::Punct && in_directive(p) == in_directive(i)) {
         if (is_punct(p, ".") || is_punct(p, "->")) {  // a member, not an API name
             const int object = prev_sig(p);
             if ((y.flags & kSymMember) != 0 && is_ident(object) && sym(object).var_type >= 0) {
