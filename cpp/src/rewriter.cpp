@@ -726,8 +726,11 @@ bool Rewriter::steer_to_hip(int keyword) {
         if (e->rewrite == Rewrite::VersionMacro && !in_defined_context(j)) version = true;
     }
     // The ')' added at the end would close a '(' the condition leaves open (a cut-off
-    // line), pairing brackets differently when the output is translated again.
-    if (!version || last < 0 || !balanced(keyword, last + 1)) return false;
+    // line), pairing brackets differently when the output is translated again; a cut-off
+    // literal at the end would swallow it, and steered() would not find it there.
+    if (!version || last < 0 || !balanced(keyword, last + 1) || breaks_between(keyword, last + 1)) {
+        return false;
+    }
     if (!hip_branches_known_) find_hip_branches();
     if (!std::binary_search(hip_follows_.begin(), hip_follows_.end(), directive_hash_)) {
         return false;
