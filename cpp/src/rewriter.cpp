@@ -1177,12 +1177,12 @@ bool Rewriter::erased_before_hash(int i) const {
 // cg = cooperative_groups`): only then is it renamed, by the walk and by render() alike
 // (an asm operand rendered without the rename would be renamed by the next pass).
 bool Rewriter::names_namespace(int i) const {
-    const int p = prev_sig(i);
-    const bool qualifier = is_punct(next_sig(i), "::");
+    const int p = prev_code(i);
+    const bool qualifier = is_punct(next_code(i), "::");
     const bool declared = is_ident(p) && text(p) == "namespace";
-    const bool aliased = is_punct(p, "=") && is_ident(prev_sig(p)) &&
-                         is_ident(prev_sig(prev_sig(p))) &&
-                         text(prev_sig(prev_sig(p))) == "namespace";
+    const bool aliased = is_punct(p, "=") && is_ident(prev_code(p)) &&
+                         is_ident(prev_code(prev_code(p))) &&
+                         text(prev_code(prev_code(p))) == "namespace";
     return qualifier || declared || aliased;
 }
 
