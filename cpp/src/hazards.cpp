@@ -218,7 +218,7 @@ bool Rewriter::binds_alone(int before, int op_prec) const {
     const int prec = binary_prec(p);
     if (prec == 0) return false;  // ! ~ . ->: unary, binds tighter
     if (p == "&" || p == "*" || p == "+" || p == "-") {
-        const int left = prev_sig(before);
+        const int left = prev_code(before);
         const bool binary =
             left >= 0 &&
             (toks_[left].kind == TokenKind::Number || is_punct(left, ")") || is_punct(left, "]") ||
@@ -266,7 +266,7 @@ bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
         now = o == "&=" ? "%= warpSize" : "/= warpSize";
     } else {
         const int prec = binary_prec(o);  // & or >>
-        if (!binds_alone(prev_sig(first), prec) || !ends_operand(next_sig(i), prec)) return false;
+        if (!binds_alone(prev_code(first), prec) || !ends_operand(next_code(i), prec)) return false;
         rename(op, op, o == "&" ? "%" : "/");
         rename(i, i, "warpSize");
         now = o == "&" ? "% warpSize" : "/ warpSize";
@@ -288,7 +288,7 @@ bool Rewriter::rewrite_warp_count(int i, int op) {
         return false;
     }
     if (dead_) return true;
-    if (!fn_lanes(i).warp || !binds_alone(prev_sig(dim), 5)) {
+    if (!fn_lanes(i).warp || !binds_alone(prev_code(dim), 5)) {
         warp_hazard(i, DiagId::WarpCount,
                     "'blockDim.x / 32' counts 32-lane warps; a block has half as many 64-lane "
                     "wavefronts. Write '(blockDim.x + warpSize - 1) / warpSize' (CASS rewrites "
@@ -371,10 +371,10 @@ void Rewriter::hazard_shift(int i) {
 }
 
 void Rewriter::hazard_asm(int i) {
-    int k = next_sig(i);
+    int k = next_code(i);
     while (is_ident(k) && (text(k) == "volatile" || text(k) == "__volatile__" ||
                            text(k) == "goto" || text(k) == "inline")) {
-        k = next_sig(k);
+        k = next_code(k);
     }
     if (!is_punct(k, "(")) return;
     if (hip_dead_) {  // e.g. under #ifndef __HIPCC__: kept for nvcc, never compiled for AMD

@@ -2087,13 +2087,13 @@ std::string Rewriter::translate_asm(int i, int open) {
     };
     ptx::AsmStatement st;
     st.unique = toks_[i].begin;
-    int k = next_sig(open);
+    int k = next_code(open);
     bool templ = false;
     while (k >= 0 && k < close && toks_[k].kind == TokenKind::String) {
         if (!ptx::decode_string(text(k), st.templ))
             return cannot("its template is not a plain string");
         templ = true;
-        k = next_sig(k);
+        k = next_code(k);
     }
     if (!templ) return cannot("its template is not a string literal");
     int section = 0;  // 1 outputs, 2 inputs, 3 clobbers
@@ -2103,25 +2103,25 @@ std::string Rewriter::translate_asm(int i, int open) {
             section += is_punct(k, ":") ? 1 : 2;
             st.basic = false;
             if (section > 3) return cannot("asm goto");
-            k = next_sig(k);
+            k = next_code(k);
             continue;
         }
         if (section == 0) return cannot("its template is not a string literal");
         if (is_punct(k, ",")) {
-            k = next_sig(k);
+            k = next_code(k);
             continue;
         }
         if (section == 3) {
             if (toks_[k].kind != TokenKind::String) return cannot("a clobber that is not a string");
-            k = next_sig(k);
+            k = next_code(k);
             continue;
         }
         ptx::AsmOperand o;
         if (is_punct(k, "[")) {
-            const int name = next_sig(k);
-            if (!is_ident(name) || !is_punct(next_sig(name), "]")) return cannot("a bad [name]");
+            const int name = next_code(k);
+            if (!is_ident(name) || !is_punct(next_code(name), "]")) return cannot("a bad [name]");
             o.name = std::string(text(name));
-            k = next_sig(next_sig(name));
+            k = next_code(next_code(name));
         }
         std::string c;
         if (k < 0 || k >= close || toks_[k].kind != TokenKind::String ||
@@ -2146,11 +2146,11 @@ std::string Rewriter::translate_asm(int i, int open) {
         if (o.output != (section == 1) || (o.output && o.constraint == 'n')) {
             return cannot("the operand constraint \"" + c + "\"");
         }
-        const int po = next_sig(k);
+        const int po = next_code(k);
         const int pc = is_punct(po, "(") ? match(po) : -1;
         if (pc < 0 || pc >= close) return cannot("an operand without its (expression)");
-        const int first = next_sig(po);
-        const int last = prev_sig(pc);
+        const int first = next_code(po);
+        const int last = prev_code(pc);
         if (first < 0 || first >= pc || last < first) return cannot("an empty operand");
         if (!operand_renders(first, last)) {
             // Left whole: renaming inside would let a second pass translate it.
@@ -2168,7 +2168,7 @@ std::string Rewriter::translate_asm(int i, int open) {
         }
         if (st.operands.size() + ins.size() >= 1000) return cannot("more than 1000 operands");
         (o.output ? st.operands : ins).push_back(std::move(o));
-        k = next_sig(pc);
+        k = next_code(pc);
     }
     for (ptx::AsmOperand& o : ins) st.operands.push_back(std::move(o));
     const ptx::Outcome r = ptx::translate(st, o_.logical_warps);

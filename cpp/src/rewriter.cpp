@@ -121,7 +121,8 @@ std::vector<Arg> Rewriter::call_args(int open) const {
     int first = -1;
     int last = -1;
     for (int k = open + 1; k < close; ++k) {
-        if (!toks_[k].significant()) continue;
+        // An erased name is no part of an argument: `f(CUDA_CB)` is `f( )` to the next pass.
+        if (!toks_[k].significant() || vanishes(k)) continue;
         if (is_punct(k, ",")) {
             args.push_back(Arg{first, last});
             first = last = -1;
@@ -725,8 +726,11 @@ bool Rewriter::steer_to_hip(int keyword) {
         if (e->rewrite == Rewrite::VersionMacro && !in_defined_context(j)) version = true;
     }
     // The ')' added at the end would close a '(' the condition leaves open (a cut-off
-    // line), pairing brackets differently when the output is translated again.
-    if (!version || last < 0 || !balanced(keyword, last + 1)) return false;
+    // line), pairing brackets differently when the output is translated again; a cut-off
+    // literal at the end would swallow it, and steered() would not find it there.
+    if (!version || last < 0 || !balanced(keyword, last + 1) || breaks_between(keyword, last + 1)) {
+        return false;
+    }
     if (!hip_branches_known_) find_hip_branches();
     if (!std::binary_search(hip_follows_.begin(), hip_follows_.end(), directive_hash_)) {
         return false;
@@ -822,8 +826,7 @@ void Rewriter::on_header_name(int i) {
     // So does one that code around it continues over (`surf2Dread<` before it, `T>(s)`
     // after): only after a statement, a block, a call or another directive is it
     // blanked. Erased names are skipped: they are gone the next time.
-    int before = prev_sig(hash);
-    while (erased(before)) before = prev_sig(before);
+    const int before = prev_code(hash);
     const bool between_code = before >= 0 && !in_directive(before) && !is_punct(before, ";") &&
                               !is_punct(before, "{") && !is_punct(before, "}") &&
                               !is_punct(before, ")") && !is_punct(before, "]");
@@ -861,7 +864,7 @@ void Rewriter::apply(const Entry& e, int i) {
     // A function only where it is called: `__any` is also an identifier in C++ libraries,
     // and `&cudaDeviceGetAttribute` is HIP's function.
     if (o_.logical_warps && !e.warp.empty() &&
-        (e.kind != Kind::Function || is_punct(next_sig(i), "("))) {
+        (e.kind != Kind::Function || is_punct(next_code(i), "("))) {
         apply_warp(e, i);
         return;
     }
@@ -872,7 +875,7 @@ void Rewriter::apply(const Entry& e, int i) {
         count(e.family, false);
         return;
     }
-    if (e.family == legacy_family_ && e.kind == Kind::Function && is_punct(next_sig(i), "(")) {
+    if (e.family == legacy_family_ && e.kind == Kind::Function && is_punct(next_code(i), "(")) {
         diag(i, Severity::Error, DiagId::UnsupportedApi,
              "'" + std::string(w) +
                  "' here is the legacy API of a header this file includes (no handle "
@@ -959,7 +962,7 @@ void Rewriter::apply(const Entry& e, int i) {
 void Rewriter::apply_warp(const Entry& e, int i) {
     count(e.family, true);
     if ((e.traits & kShuffle) != 0 && e.kind == Kind::Function) {
-        const int open = next_sig(i);
+        const int open = next_code(i);
         if (is_punct(open, "(")) {
             const std::vector<Arg> args = call_args(open);
             const std::size_t width_index = e.rewrite == Rewrite::SyncMask ? 3 : 2;
@@ -971,7 +974,7 @@ void Rewriter::apply_warp(const Entry& e, int i) {
 
 void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
     const std::string& name = legacy ? e.legacy : e.hip;
-    const int open = next_sig(i);
+    const int open = next_code(i);
     std::vector<Arg> args;
     if (is_punct(open, "(")) {
         args = call_args(open);
@@ -1017,8 +1020,7 @@ void Rewriter::rewrite_sync_mask(const Entry& e, int i, bool legacy) {
 bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
     // An erased name (CUDA_CB) reads as if it were not there, as it is not in the
     // output: the next pass must find the same call (the edits below cover it).
-    int lt = next_sig(i);
-    while (erased(lt)) lt = next_sig(lt);
+    const int lt = next_code(i);
     if (!is_punct(lt, "<")) return false;  // already the out-parameter form
     // The template argument: a type, so a few tokens; a longer one is not parsed.
     int gt = lt;
@@ -1035,8 +1037,7 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
         }
     }
     if (gt < 0 || depth != 0 || next_sig(lt) == gt) return false;
-    int open = next_sig(gt);
-    while (erased(open)) open = next_sig(open);
+    const int open = next_code(gt);
     if (!is_punct(open, "(")) return false;
     const std::vector<Arg> args = call_args(open);
     if (!call_ok(i, open, args) || breaks_between(i, open)) return false;
@@ -1070,7 +1071,7 @@ bool Rewriter::rewrite_by_arity(const Entry& e, int i) {
 }
 
 void Rewriter::rewrite_replace_call(const Entry& e, int i, bool legacy) {
-    const int open = next_sig(i);
+    const int open = next_code(i);
     if (legacy && is_punct(open, "(")) {
         // __activemask() -> __ballot(1): only the call as a whole is replaced.
         if (match(open) > open && !breaks_between(open, match(open)) && call_args(open).empty()) {
@@ -1176,12 +1177,12 @@ bool Rewriter::erased_before_hash(int i) const {
 // cg = cooperative_groups`): only then is it renamed, by the walk and by render() alike
 // (an asm operand rendered without the rename would be renamed by the next pass).
 bool Rewriter::names_namespace(int i) const {
-    const int p = prev_sig(i);
-    const bool qualifier = is_punct(next_sig(i), "::");
+    const int p = prev_code(i);
+    const bool qualifier = is_punct(next_code(i), "::");
     const bool declared = is_ident(p) && text(p) == "namespace";
-    const bool aliased = is_punct(p, "=") && is_ident(prev_sig(p)) &&
-                         is_ident(prev_sig(prev_sig(p))) &&
-                         text(prev_sig(prev_sig(p))) == "namespace";
+    const bool aliased = is_punct(p, "=") && is_ident(prev_code(p)) &&
+                         is_ident(prev_code(prev_code(p))) &&
+                         text(prev_code(prev_code(p))) == "namespace";
     return qualifier || declared || aliased;
 }
 
@@ -1202,7 +1203,9 @@ void Rewriter::on_identifier(int i) {
     if (erased(i) && erased_before_hash(i)) return;
     Symbol& y = sym(i);
     const int p = prev_sig(i);
-    if (p >= 0 && toks_[p].kind == TokenKind::Punct) {
+    // A '.' ending a directive line is no member access of the code below it: the next
+    // pass may find the directive rewritten (a steered #if ends in ')').
+    if (p >= 0 && toks_[p].kind == TokenKind::Punct && in_directive(p) == in_directive(i)) {
         if (is_punct(p, ".") || is_punct(p, "->")) {  // a member, not an API name
             const int object = prev_sig(p);
             if ((y.flags & kSymMember) != 0 && is_ident(object) && sym(object).var_type >= 0) {
@@ -1242,7 +1245,7 @@ void Rewriter::on_identifier(int i) {
         const bool routed = o_.logical_warps && !e->warp.empty();
         if (!routed && (e->traits & kBallot) != 0) hazard_ballot(i);
         if (!routed && e->rewrite != Rewrite::SyncMask && (e->traits & kShuffle) != 0) {
-            const int open = next_sig(i);
+            const int open = next_code(i);
             std::vector<Arg> args;
             if (is_punct(open, "(")) args = call_args(open);
             if (!args.empty() && !call_ok(i, open, args)) args.clear();
@@ -1315,11 +1318,9 @@ int Rewriter::kernel_start(int last, bool* templated) const {
 void Rewriter::on_launch(int i) {
     const int close = match(i);
     if (close < 0) return;
-    int paren = next_sig(close);
-    while (erased(paren)) paren = next_sig(paren);
+    const int paren = next_code(close);
     if (!is_punct(paren, "(") || match(paren) < 0) return;
-    int last = prev_sig(i);
-    while (erased(last)) last = prev_sig(last);
+    const int last = prev_code(i);
     bool templated = false;
     const int start = last >= 0 ? kernel_start(last, &templated) : -1;
     const int first_config = next_sig(i);

@@ -155,6 +155,29 @@ public:
     }
     // Whether erased name `i` comes right before a '#' on its line, in code.
     [[nodiscard]] bool erased_before_hash(int i) const;
+    // Whether the walk erases name `i`: an erased name not kept before a '#' or as a
+    // directive's own name (on_identifier), so one the next pass no longer has.
+    [[nodiscard]] bool vanishes(int i) const {
+        if (!erased(i)) return false;
+        const int p = prev_sig(i);
+        const bool directive_name =
+            in_directive(i) && p >= 0 && (toks_[p].flags & kDirectiveHash) != 0;
+        return !directive_name && !erased_before_hash(i);
+    }
+    // The significant token after (before) `i` that the output keeps: names the walk
+    // erases are skipped, as the next pass, which no longer has them, skips them.
+    // Matchers look ahead and behind through these, so both passes see the same
+    // neighbours.
+    [[nodiscard]] int next_code(int i) const {
+        int k = next_sig(i);
+        while (vanishes(k)) k = next_sig(k);
+        return k;
+    }
+    [[nodiscard]] int prev_code(int i) const {
+        int k = prev_sig(i);
+        while (vanishes(k)) k = prev_sig(k);
+        return k;
+    }
     // Whether namespace name `i` is used as a namespace (qualifier, declaration, alias).
     [[nodiscard]] bool names_namespace(int i) const;
     // The table entry of an identifier token, or nullptr.

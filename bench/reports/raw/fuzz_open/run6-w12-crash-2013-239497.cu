@@ -1,1 +1,0 @@
-E<<<4>>g                   xcudnnConvolutionBwdFilterAlgoPerf_t   __ballot_sync     CUDA_CB(3)
