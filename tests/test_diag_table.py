@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATOR = [sys.executable, "-m", "cass_build.rules.diag_table"]
 #: Strings that contain "cass-" and are no diagnostic id: the distribution's name (in
 #: install hints), a build stamp's suffix and a placeholder for scratch paths.
-NOT_IDS = {"cass-build", "cass-key", "cass-scratch"}
+NOT_IDS = {"cass-build", "cass-key", "cass-nvcc-client", "cass-scratch"}
 #: The table's reader, which alone may spell ids.
 READER = ROOT / "cass_build" / "rules" / "diagnostics.py"
 
