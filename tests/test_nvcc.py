@@ -283,6 +283,25 @@ def test_verification_failure_names_the_cuda_line(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert f"{(tmp_path / 'bad.cu').resolve()}:2:" in proc.stderr.splitlines()[0]
     assert not (tmp_path / "bad.o").exists()
+    assert "hint" not in proc.stderr  # nothing to install: the source is to blame
+
+
+@needs_hip
+@pytest.mark.skipif(
+    any(Path(r, "include/hipblas/hipblas.h").exists() for r in ("/usr", "/opt/rocm")),
+    reason="hipBLAS is installed here",
+)
+def test_a_library_that_is_not_installed_names_its_package(tmp_path: Path) -> None:
+    # Debian 12 ships no hipBLAS: the build must say what to install, not only that a
+    # header was not found.
+    (tmp_path / "g.cu").write_text(
+        "#include <cublas_v2.h>\nint main() { cublasHandle_t h; return cublasCreate(&h); }\n"
+    )
+    proc = nvcc("-c", "g.cu", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "'hipblas/hipblas.h' file not found" in proc.stderr.splitlines()[0]
+    hints = [ln for ln in proc.stderr.splitlines() if ln.startswith("cass nvcc: hint:")]
+    assert len(hints) == 1 and "hipblas-dev" in hints[0], proc.stderr
 
 
 @pytest.mark.slow

@@ -33,6 +33,12 @@ def _error(exc: CassError) -> int:
         print(str(exc), file=sys.stderr)
         for detail in exc.details:
             print(f"  note: {detail}", file=sys.stderr)
+        # Only the missing package is news to a build: the CLI's other advice names
+        # flags that nvcc has not.
+        from ..pipeline.failures import missing_header
+
+        if missing := missing_header([str(exc), *exc.details]):
+            print(f"{PROG}: hint: {missing}", file=sys.stderr)
         return 1
     print(f"{PROG}: error: {exc}", file=sys.stderr)
     if exc.hint:
