@@ -47,6 +47,7 @@ REWRITES = (
     "void-ptr-arg",
     "legacy-api",
     "device-only",
+    "note-if-args",
 )
 _ROW_KEYS = frozenset(
     {

@@ -903,7 +903,7 @@ void Rewriter::apply(const Entry& e, int i) {
     if (e.status == Status::Deprecated) {
         diag(i, Severity::Warning, DiagId::DeprecatedApi,
              "'" + std::string(w) + "' is deprecated" + (e.note.empty() ? "" : ": " + e.note));
-    } else if (!e.note.empty() && noted_.insert(&e).second) {
+    } else if (!e.note.empty() && note_applies(e, i) && noted_.insert(&e).second) {
         diag(i, Severity::Warning, DiagId::BehaviorDiffers, "'" + std::string(w) + "': " + e.note);
     }
     switch (e.rewrite) {
@@ -944,6 +944,7 @@ void Rewriter::apply(const Entry& e, int i) {
             if (legacy) report_device_only(e, i);
             break;
         case Rewrite::HipMacro:
+        case Rewrite::NoteIfArgs:
         case Rewrite::LegacyApi:
         case Rewrite::None:
             break;
@@ -1057,6 +1058,15 @@ bool Rewriter::rewrite_surf_read(const Entry& e, int i) {
 
 // A CUDA call whose short form HIP spells differently, e.g. CUDA 12's
 // cudaGraphInstantiate(exec, graph, flags) is HIP's hipGraphInstantiateWithFlags.
+// `__launch_bounds__(256)` reads the same on AMD; only a second argument differs. An
+// unparsable use keeps the note: the difference may be there.
+bool Rewriter::note_applies(const Entry& e, int i) {
+    if (e.rewrite != Rewrite::NoteIfArgs || e.arg < 0) return true;
+    const int open = next_sig(i);
+    if (!is_punct(open, "(") || match(open) < 0) return true;
+    return call_args(open).size() > static_cast<std::size_t>(e.arg);
+}
+
 bool Rewriter::rewrite_by_arity(const Entry& e, int i) {
     const int open = next_sig(i);
     // An unclosed '(' (cut-off input) has no end to pad: leave it to the plain rename.

@@ -286,6 +286,7 @@ private:
     void apply_warp(const Entry& e, int i);
     // A 32-lane assumption: a warning in --warp native, a note in --warp cuda (hazards.cpp).
     void warp_hazard(int i, DiagId rule, std::string native, const std::string& what);
+    bool note_applies(const Entry& e, int i);
     bool rewrite_by_arity(const Entry& e, int i);
     bool rewrite_surf_read(const Entry& e, int i);
     void rewrite_replace_call(const Entry& e, int i, bool legacy);

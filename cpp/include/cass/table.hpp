@@ -31,6 +31,7 @@ enum class Rewrite : std::uint8_t {
     VoidPtrArg,    // argument `arg` is a T** out-parameter HIP takes only as void**
     LegacyApi,     // an include: its family's calls are an API HIP lacks (cuBLAS v1)
     DeviceOnly,    // device-only in HIP older than `since`: host uses are reported
+    NoteIfArgs,    // the note holds only for uses with more than `arg` arguments
 };
 // Where a name may match: anywhere, or only as `name<` (a template such as `texture<`).
 // Method: a Member row that also matches `x.name` where x's type is not known (a
