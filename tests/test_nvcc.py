@@ -53,7 +53,7 @@ def test_every_flag_row_has_a_known_action_and_unique_names() -> None:
         "define", "hip", "bool-hip", "bool-hip-false", "link", "library", "xcompiler",
         "xcompiler-self", "xlinker", "xlinker-self", "ccbin", "shared", "depfile",
         "deptarget", "depfile-with-compile", "phony-deps", "verbose", "dryrun", "version",
-        "help", "note", "unsupported", "ignore", "forward-unknown", "options-file",
+        "help", "note", "unsupported", "ignore", "forward-unknown", "options-file", "werror",
     }  # fmt: skip
     assert {row["action"] for row in raw["flag"]} <= handled
     for row in raw["flag"]:
@@ -98,6 +98,17 @@ def test_modes_and_dependency_flags() -> None:
     assert parse(["a.cpp", "b.c", "c.o"]).inputs == [
         (Path("a.cpp"), "c++"), (Path("b.c"), "c"), (Path("c.o"), "link"),
     ]  # fmt: skip
+
+
+def test_werror_kinds_map_to_what_the_hip_compiler_has(tmp_path: Path) -> None:
+    assert parse(["-Werror=all-warnings", "-c", "a.cu"]).hip_flags == [
+        "-Werror", "-Wno-error=unused-result",
+    ]  # fmt: skip
+    inv = parse(["-Werror", "reorder,cross-execution-space-call", "-c", "a.cu"])
+    assert inv.hip_flags == ["-Werror=reorder"]
+    proc = nvcc("--Werror=everything", "-c", "k.cu", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "unknown warning kind 'everything'" in proc.stderr.splitlines()[0]
 
 
 def test_response_files_are_read_with_shell_quoting(tmp_path: Path) -> None:
@@ -284,6 +295,20 @@ def test_verification_failure_names_the_cuda_line(tmp_path: Path) -> None:
     assert f"{(tmp_path / 'bad.cu').resolve()}:2:" in proc.stderr.splitlines()[0]
     assert not (tmp_path / "bad.o").exists()
     assert "hint" not in proc.stderr  # nothing to install: the source is to blame
+
+
+@needs_hip
+def test_werror_fails_on_the_user_s_warnings_not_on_hip_s_nodiscard(tmp_path: Path) -> None:
+    # nvcc -Werror all-warnings passes -Werror to the host compiler too, but CUDA's API is
+    # not [[nodiscard]]: an unchecked cudaFree must build as it does with nvcc.
+    (tmp_path / "ok.cu").write_text(
+        "__global__ void k(float* p) { p[0] = 1.0f; }\n"
+        "void run(float* p) { k<<<1, 1>>>(p); cudaDeviceSynchronize(); cudaFree(p); }\n"
+    )
+    assert nvcc("-Werror=all-warnings", "-c", "ok.cu", cwd=tmp_path).returncode == 0
+    (tmp_path / "bad.cu").write_text("int f() { int unused; return 0; }\n")
+    proc = nvcc("-Werror=all-warnings", "-Xcompiler", "-Wall", "-c", "bad.cu", cwd=tmp_path)
+    assert proc.returncode == 1 and "unused" in proc.stderr, proc.stderr
 
 
 @needs_hip

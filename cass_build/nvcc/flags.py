@@ -229,6 +229,31 @@ def parse(argv: list[str]) -> Invocation:
     return inv
 
 
+#: nvcc's -Werror kinds: what each is for the HIP compiler. Warnings only nvcc's front
+#: end gives have no counterpart there.
+_WERROR = {
+    # HIP marks its API [[nodiscard]]; a cudaFree whose status CUDA code ignores must not
+    # become an error that nvcc never raised.
+    "all-warnings": ("-Werror", "-Wno-error=unused-result"),
+    "reorder": ("-Werror=reorder",),
+    "deprecated-declarations": ("-Werror=deprecated-declarations",),
+    "cross-execution-space-call": (),
+    "default-stream-launch": (),
+    "missing-launch-bounds": (),
+    "ext-lambda-captures-this": (),
+}
+
+
+def _werror(arg: str, value: str) -> list[str]:
+    out: list[str] = []
+    for kind in _split(value):
+        if kind not in _WERROR:
+            msg = f"{arg}: unknown warning kind '{kind}'; expected one of {', '.join(_WERROR)}"
+            raise UsageError(msg)
+        out += _WERROR[kind]
+    return out
+
+
 def _apply(inv: Invocation, flag: Flag, arg: str, value: str | None, forced: str) -> str:
     """Record one flag; returns the language that later inputs are read as (``-x``)."""
     v = value or ""
@@ -290,6 +315,8 @@ def _apply(inv: Invocation, flag: Flag, arg: str, value: str | None, forced: str
         inv.phony_deps = True
     elif action in ("verbose", "dryrun", "version", "help"):
         setattr(inv, action, True)
+    elif action == "werror":
+        inv.hip_flags += _werror(arg, v)
     elif action == "note":
         inv.notes[f"{arg}: {flag.note}"] = None
     elif action == "unsupported":
@@ -326,6 +353,7 @@ _ACTION_TEXT = {
     "options-file": "a response file",
     "xcompiler-self": "passed on",
     "xlinker-self": "passed on",
+    "werror": "warnings as errors",
 }
 
 
