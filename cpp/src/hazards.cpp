@@ -27,7 +27,7 @@ bool names_a_size(std::string_view w) {
 void Rewriter::scan_loops() {
     std::vector<int> open_loops;
     for (const int i : scan_.fors) {
-        const int open = next_sig(i);
+        const int open = next_code(i);
         if (!is_punct(open, "(") || match(open) < 0) continue;
         const int close = match(open);
         bool literal = false;
@@ -37,7 +37,7 @@ void Rewriter::scan_loops() {
                 literal = literal || v == 16 || v == 32;
             }
         }
-        const int body = next_sig(close);
+        const int body = next_code(close);
         if (body < 0) continue;
         int end = body;
         if (is_punct(body, "{") && match(body) > body) {
@@ -71,7 +71,7 @@ void Rewriter::scan_loops() {
 void Rewriter::hazard_number(int i) {
     if (in_directive(i)) {
         // #define WARP_SIZE 32
-        const int name = prev_sig(i);
+        const int name = prev_code(i);
         if (name >= 0 && name == define_name_ && literal_value(text(i)) == 32 && lanes(name)) {
             warp_hazard(i, DiagId::WarpSizeLiteral,
                         "'" + std::string(text(name)) +
@@ -83,7 +83,7 @@ void Rewriter::hazard_number(int i) {
     }
     const long long v = literal_value(text(i));
     if (v != 31 && v != 32 && v != 5 && v != 0xffffffffLL) return;
-    const int op = prev_sig(i);
+    const int op = prev_code(i);
     if (op < 0) return;
     const std::string_view o = text(op);
     if (v == 0xffffffffLL) {
@@ -107,7 +107,7 @@ void Rewriter::hazard_number(int i) {
     if (o == "=" && v == 32) {
         // constexpr int kWarpSize = 32; but not `int warp = 32;`, a variable that
         // is then set to the device's value, nor `lane = 32`.
-        const int name = prev_sig(op);
+        const int name = prev_code(op);
         if (!is_ident(name) || !lanes(name)) return;
         bool constant = names_a_size(text(name));
         for (int k = statement_begin(op); k < name && !constant; ++k) {
@@ -192,14 +192,14 @@ int Rewriter::operand_start(int last) const {
     if (is_punct(last, ")")) {
         const int open = match(last);
         if (open < 0) return -1;
-        const int before = prev_sig(open);
+        const int before = prev_code(open);
         if (is_ident(before) || is_punct(before, ")") || is_punct(before, "]")) return -1;
         return open;
     }
     if (!is_ident(last)) return -1;
     int k = last;
-    while (is_punct(prev_sig(k), ".") || is_punct(prev_sig(k), "->")) {
-        const int object = prev_sig(prev_sig(k));
+    while (is_punct(prev_code(k), ".") || is_punct(prev_code(k), "->")) {
+        const int object = prev_code(prev_code(k));
         if (!is_ident(object)) return -1;
         k = object;
     }
@@ -247,7 +247,7 @@ bool Rewriter::ends_operand(int after, int op_prec) const {
 bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
     if (dead_ || !fn_lanes(i).warp) return false;
     const std::string_view o = text(op);
-    const int first = operand_start(prev_sig(op));
+    const int first = operand_start(prev_code(op));
     if (first < 0) return false;
     bool names_lanes = false;
     for (int k = first; k < op && !names_lanes; ++k) names_lanes = lane_index(k);
@@ -280,9 +280,9 @@ bool Rewriter::rewrite_lane_arith(int i, int op, long long v) {
 // blockDim.x / 32, the number of warps in a block -> (blockDim.x + warpSize - 1) /
 // warpSize, which also counts a partial last wave, as AMD runs one.
 bool Rewriter::rewrite_warp_count(int i, int op) {
-    const int x = prev_sig(op);
-    const int dot = prev_sig(x);
-    const int dim = prev_sig(dot);
+    const int x = prev_code(op);
+    const int dot = prev_code(x);
+    const int dim = prev_code(dot);
     if (!is_ident(x) || text(x) != "x" || !is_punct(dot, ".") || !is_ident(dim) ||
         text(dim) != "blockDim") {
         return false;
@@ -310,7 +310,7 @@ int Rewriter::function_body(int i) {
     if (!bodies_known_) {
         bodies_known_ = true;
         for (int k = 0; k < ntok_; ++k) {
-            if (!is_punct(k, "{") || match(k) <= k || !is_punct(prev_sig(k), ")")) continue;
+            if (!is_punct(k, "{") || match(k) <= k || !is_punct(prev_code(k), ")")) continue;
             bodies_.emplace_back(k, match(k));
             k = match(k);  // inner blocks are not functions of their own
         }
@@ -340,7 +340,7 @@ FnLanes Rewriter::fn_lanes(int i) {
         if (has_flag(k, kSymWarpSize)) f.warp = true;
         if (toks_[k].kind != TokenKind::Number) continue;
         const long long v = literal_value(text(k));
-        const int op = prev_sig(k);
+        const int op = prev_code(k);
         const bool grouping = (v == 32 && (is_punct(op, "%") || is_punct(op, "/"))) ||
                               (v == 31 && is_punct(op, "&")) || (v == 5 && is_punct(op, ">>"));
         if (!grouping) continue;
@@ -358,8 +358,8 @@ FnLanes Rewriter::fn_lanes(int i) {
 
 void Rewriter::hazard_shift(int i) {
     // 1u << lane: a 32-bit mask cannot hold lanes 32-63.
-    const int one = prev_sig(i);
-    const int lane = next_sig(i);
+    const int one = prev_code(i);
+    const int lane = next_code(i);
     if (one < 0 || toks_[one].kind != TokenKind::Number || !is_ident(lane)) return;
     const std::string_view t = text(one);
     if ((t == "1" || t == "1u" || t == "1U") && is_ident(lane) && lanes(lane)) {
@@ -451,25 +451,25 @@ bool Rewriter::rewrite_loop(Loop& loop, int shuffle, const std::vector<Arg>& arg
     const Arg off = args[offset_index];
     if (off.first != off.last || !is_ident(off.first)) return false;
     const std::string_view name = text(off.first);
-    int k = next_sig(loop.header_open);
-    while (is_ident(k) && next_sig(k) >= 0 && is_ident(next_sig(k))) k = next_sig(k);  // type
-    if (!is_ident(k) || text(k) != name || !is_punct(next_sig(k), "=")) return false;
-    const int init = next_sig(next_sig(k));
-    const int semi1 = next_sig(init);
+    int k = next_code(loop.header_open);
+    while (is_ident(k) && next_code(k) >= 0 && is_ident(next_code(k))) k = next_code(k);  // type
+    if (!is_ident(k) || text(k) != name || !is_punct(next_code(k), "=")) return false;
+    const int init = next_code(next_code(k));
+    const int semi1 = next_code(init);
     if (init < 0 || toks_[init].kind != TokenKind::Number || !is_punct(semi1, ";")) return false;
-    const int cv = next_sig(semi1);
-    const int cop = next_sig(cv);
-    const int bound = next_sig(cop);
-    const int semi2 = next_sig(bound);
+    const int cv = next_code(semi1);
+    const int cop = next_code(cv);
+    const int bound = next_code(cop);
+    const int semi2 = next_code(bound);
     if (!is_ident(cv) || text(cv) != name || bound < 0 || toks_[bound].kind != TokenKind::Number ||
         !is_punct(semi2, ";")) {
         return false;
     }
-    const int sv = next_sig(semi2);
-    const int sop = next_sig(sv);
-    const int step = next_sig(sop);
+    const int sv = next_code(semi2);
+    const int sop = next_code(sv);
+    const int step = next_code(sop);
     if (!is_ident(sv) || text(sv) != name || step < 0 || toks_[step].kind != TokenKind::Number ||
-        next_sig(step) != match(loop.header_open)) {
+        next_code(step) != match(loop.header_open)) {
         return false;
     }
     const long long from = literal_value(text(init));
@@ -550,9 +550,9 @@ void Rewriter::hazard_broadcast(int i, const std::vector<Arg>& args, bool has_ma
 
 void Rewriter::hazard_ballot(int i) {
     if (o_.logical_warps) return;  // a logical warp's ballot has 32 bits
-    int p = prev_sig(i);
+    int p = prev_code(i);
     if (is_punct(p, "(")) {
-        const int fn = prev_sig(p);
+        const int fn = prev_code(p);
         if (is_ident(fn)) {
             const std::string_view f = text(fn);
             if ((f == "__popc" || f == "__ffs") && !dead_ && fn_lanes(i).warp) {
@@ -572,7 +572,7 @@ void Rewriter::hazard_ballot(int i) {
         return;
     }
     if (!is_punct(p, "=")) return;
-    p = prev_sig(p);
+    p = prev_code(p);
     if (!is_ident(p)) return;
     bool narrow = false;
     for (int k = statement_begin(p); k < p; ++k) {
@@ -596,9 +596,9 @@ void Rewriter::hazard_ballot(int i) {
 // the same.
 bool Rewriter::widen_ballot(int call, int name) {
     if (dead_ || !fn_lanes(call).warp) return false;
-    const int open = next_sig(call);
+    const int open = next_code(call);
     const int close = is_punct(open, "(") ? match(open) : -1;
-    if (close < 0 || !is_punct(next_sig(close), ";")) return false;  // one declarator
+    if (close < 0 || !is_punct(next_code(close), ";")) return false;  // one declarator
     const int begin = statement_begin(name);
     int first = -1;
     int last = -1;
@@ -621,14 +621,14 @@ bool Rewriter::widen_ballot(int call, int name) {
     const auto [first_use, last_use] = uses_of(toks_[name].link, close, match(body));
     for (const int* use = first_use; use != last_use; ++use) {
         const int k = *use;
-        const int before = prev_sig(k);
-        const int left = prev_sig(before);
+        const int before = prev_code(k);
+        const int left = prev_code(before);
         const bool address =
             is_punct(before, "&") && !(left >= 0 && (is_ident(left) || is_punct(left, ")") ||
                                                      toks_[left].kind == TokenKind::Number));
         if (is_punct(before, "~") || address) return false;  // sees the top half; an alias
-        if (is_punct(before, "(") && is_punct(next_sig(k), ")")) {
-            const int fn = prev_sig(before);
+        if (is_punct(before, "(") && is_punct(next_code(k), ")")) {
+            const int fn = prev_code(before);
             if (is_ident(fn) && (text(fn) == "__clz" || text(fn) == "__brev")) return false;
             if (is_ident(fn) && (text(fn) == "__popc" || text(fn) == "__ffs")) counts.push_back(fn);
         }
@@ -647,15 +647,15 @@ bool Rewriter::widen_ballot(int call, int name) {
 
 void Rewriter::hazard_warp_size(int i) {
     if (o_.logical_warps) return;  // __cass_warp_size is a constant expression
-    const int p = prev_sig(i);
-    const int n = next_sig(i);
+    const int p = prev_code(i);
+    const int n = next_code(i);
     bool constant = false;
     if (is_punct(p, "[")) {
         for (int k = statement_begin(p); k < p && !constant; ++k) {
             constant = is_ident(k) && (text(k) == "__shared__" || text(k) == "constexpr");
         }
     }
-    if (is_punct(p, "<") && is_ident(prev_sig(p)) && (is_punct(n, ">") || is_punct(n, ","))) {
+    if (is_punct(p, "<") && is_ident(prev_code(p)) && (is_punct(n, ">") || is_punct(n, ","))) {
         constant = true;  // a template argument
     }
     const int begin = statement_begin(i);
@@ -670,7 +670,7 @@ void Rewriter::hazard_warp_size(int i) {
 }
 
 void Rewriter::hazard_texture(int i) {
-    if (!is_punct(next_sig(i), "<")) return;
+    if (!is_punct(next_code(i), "<")) return;
     diag(i, Severity::Warning, DiagId::TextureReference,
          std::string(text(i)) +
              " references are deprecated in HIP and removed in CUDA 12; use texture objects");
@@ -701,9 +701,9 @@ bool Rewriter::shifts(int op) const {
 
 // The name token of the function whose body opens at `body` (`name(...) {`), or -1.
 int Rewriter::function_name(int body) const {
-    const int close = prev_sig(body);
+    const int close = prev_code(body);
     const int open = is_punct(close, ")") ? match(close) : -1;
-    const int name = open >= 0 ? prev_sig(open) : -1;
+    const int name = open >= 0 ? prev_code(open) : -1;
     return is_ident(name) ? name : -1;
 }
 
@@ -712,7 +712,7 @@ int Rewriter::function_name(int body) const {
 bool Rewriter::device_function(int body) const {
     const int name = function_name(body);
     if (name < 0) return false;
-    for (int k = statement_begin(name); k >= 0 && k < name; k = next_sig(k)) {
+    for (int k = statement_begin(name); k >= 0 && k < name; k = next_code(k)) {
         if (is_ident(k) && (text(k) == "__global__" || text(k) == "__device__")) return true;
     }
     return false;
@@ -767,12 +767,12 @@ bool Rewriter::named_32(int i) {
     const auto [first, last] = uses_of(y, -1, ntok_);
     for (const int* u = first; u != last && !is32; ++u) {
         const int k = *u;
-        const int n = next_sig(k);
+        const int n = next_code(k);
         if (is_punct(n, "=")) {
-            const int v = next_sig(n);
-            is32 = is_32(v) && (is_punct(next_sig(v), ";") || is_punct(next_sig(v), ","));
-        } else if (is_32(n) && in_directive(k) && is_ident(prev_sig(k)) &&
-                   text(prev_sig(k)) == "define") {
+            const int v = next_code(n);
+            is32 = is_32(v) && (is_punct(next_code(v), ";") || is_punct(next_code(v), ","));
+        } else if (is_32(n) && in_directive(k) && is_ident(prev_code(k)) &&
+                   text(prev_code(k)) == "define") {
             int e = n + 1;  // the directive ends right after the 32
             while (e < ntok_ && toks_[e].kind == TokenKind::Comment) ++e;
             is32 = e >= ntok_ || toks_[e].kind == TokenKind::Newline;
@@ -791,10 +791,10 @@ bool Rewriter::warp_function(int body, int depth) {
     if (found != warp_fns_.end()) return found->second;
     bool warp = false;
     const int end = match(body);
-    for (int k = next_sig(body); k >= 0 && k < end && !warp; k = next_sig(k)) {
+    for (int k = next_code(body); k >= 0 && k < end && !warp; k = next_code(k)) {
         if (toks_[k].kind == TokenKind::Number) {
             const long long v = literal_value(text(k));
-            const int op = prev_sig(k);
+            const int op = prev_code(k);
             warp = (v == 32 && (is_punct(op, "%") || is_punct(op, "/"))) ||
                    (v == 31 && is_punct(op, "&")) || (v == 5 && is_punct(op, ">>"));
             continue;
@@ -802,7 +802,7 @@ bool Rewriter::warp_function(int body, int depth) {
         if (!is_ident(k)) continue;
         if (has_flag(k, kSymWarpSize) || warp_intrinsic(text(k)) || named_32(k)) {
             warp = true;
-        } else if (depth < 2 && is_punct(next_sig(k), "(")) {
+        } else if (depth < 2 && is_punct(next_code(k), "(")) {
             const int callee = function_named(k);
             warp = callee >= 0 && callee != body && warp_function(callee, depth + 1);
         }
@@ -830,9 +830,9 @@ std::uint64_t memo_key(int a, int b) {
 // own tokens do, however many launches a function has.
 int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth) {
     if (first < 0 || last < first || body < 0) return -1;
-    for (int k = first; k >= 0 && k <= last; k = next_sig(k)) {
-        const int p = prev_sig(k);
-        const int n = next_sig(k);
+    for (int k = first; k >= 0 && k <= last; k = next_code(k)) {
+        const int p = prev_code(k);
+        const int n = next_code(k);
         const bool scaled = scales(p) || is_punct(n, "*");
         if (toks_[k].kind == TokenKind::Number) {
             const long long v = literal_value(text(k));
@@ -872,13 +872,13 @@ int Rewriter::sizes_by_32(int first, int last, int body, int before, int depth) 
 // What use `d` of a variable assigns it, searched by sizes_by_32: `x = e`, `x /= e`
 // (the operator kept), `dim3 x(e1, e2)`, `dim3 x{...}`, `#define X e`; -1 for none.
 int Rewriter::follow_32(int d, int body, int depth) {
-    const int op = next_sig(d);
+    const int op = next_code(d);
     int from = -1;
     int to = -1;
     if (is_punct(op, "=") || is_punct(op, "/=") || is_punct(op, "*=") || is_punct(op, ">>=") ||
         is_punct(op, "<<=")) {
-        from = is_punct(op, "=") ? next_sig(op) : op;
-        for (int e = from; e >= 0; e = next_sig(e)) {
+        from = is_punct(op, "=") ? next_code(op) : op;
+        for (int e = from; e >= 0; e = next_code(e)) {
             if (is_punct(e, ";") || is_punct(e, ",") || is_punct(e, ")") || is_punct(e, "}") ||
                 is_punct(e, "]") || (in_directive(e) && !in_directive(d))) {
                 break;
@@ -888,12 +888,12 @@ int Rewriter::follow_32(int d, int body, int depth) {
             }
             to = e;
         }
-    } else if ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_sig(d)) &&
+    } else if ((is_punct(op, "(") || is_punct(op, "{")) && is_ident(prev_code(d)) &&
                match(op) > op) {
-        from = next_sig(op);
-        to = prev_sig(match(op));
-    } else if (in_directive(d) && is_ident(prev_sig(d)) && text(prev_sig(d)) == "define") {
-        from = next_sig(d);  // #define BLOCKS (N / 32): the rest of the line
+        from = next_code(op);
+        to = prev_code(match(op));
+    } else if (in_directive(d) && is_ident(prev_code(d)) && text(prev_code(d)) == "define") {
+        from = next_code(d);  // #define BLOCKS (N / 32): the rest of the line
         for (int e = d + 1; e < ntok_ && toks_[e].kind != TokenKind::Newline; ++e) {
             if (toks_[e].significant()) to = e;
         }
@@ -916,10 +916,10 @@ int Rewriter::assigned_32(int k, int body, int before, int depth, bool* defined)
     const auto [first, last] = uses_of(y, body, before);
     // Uses are looked at in order and only once: a later launch goes on from here.
     for (const int* d = first + u.next; u.hit_at == 0x7fffffff && d < last; ++d, ++u.next) {
-        if (is_punct(prev_sig(*d), ".") || is_punct(prev_sig(*d), "->")) continue;
-        const int op = next_sig(*d);
+        if (is_punct(prev_code(*d), ".") || is_punct(prev_code(*d), "->")) continue;
+        const int op = next_code(*d);
         if (u.first_def > *d && (is_punct(op, "=") || ((is_punct(op, "(") || is_punct(op, "{")) &&
-                                                       is_ident(prev_sig(*d))))) {
+                                                       is_ident(prev_code(*d))))) {
             u.first_def = *d;
         }
         const int hit = follow_32(*d, body, depth);
@@ -937,12 +937,12 @@ int Rewriter::assigned_32(int k, int body, int before, int depth, bool* defined)
 // a parameter and no call does, -3 when it is no parameter.
 int Rewriter::passed_32(int k, int body, int depth) {
     const int y = toks_[k].link;
-    const int close = prev_sig(body);
+    const int close = prev_code(body);
     const int open = is_punct(close, ")") ? match(close) : -1;
     const int fn = function_name(body);
     int index = 0;
     bool param = false;
-    for (int q = next_sig(open); open >= 0 && q >= 0 && q < close && !param; q = next_sig(q)) {
+    for (int q = next_code(open); open >= 0 && q >= 0 && q < close && !param; q = next_code(q)) {
         if (is_punct(q, ",")) {
             ++index;
         } else if ((is_punct(q, "(") || is_punct(q, "[") || is_punct(q, "{")) && match(q) > q) {
@@ -961,10 +961,10 @@ int Rewriter::passed_32(int k, int body, int depth) {
     const auto [first_use, last_use] = uses_of(toks_[fn].link, -1, ntok_);
     for (const int* use = first_use; use != last_use && result < 0; ++use) {
         const int c = *use;
-        if (c == fn || !is_punct(next_sig(c), "(")) continue;  // a call: `name(`
+        if (c == fn || !is_punct(next_code(c), "(")) continue;  // a call: `name(`
         const int caller = function_body(c);
         if (caller < 0 || device_function(caller)) continue;
-        const std::vector<Arg> args = call_args(next_sig(c));
+        const std::vector<Arg> args = call_args(next_code(c));
         if (static_cast<std::size_t>(index) >= args.size()) continue;
         const Arg a = args[static_cast<std::size_t>(index)];
         const int hit = sizes_by_32(a.first, a.last, caller, c, depth + 1);
@@ -985,9 +985,9 @@ void Rewriter::hazard_launch(int i) {
     const int body = function_body(i);
     if (body < 0 || device_function(body)) return;
     bool templated = false;
-    const int last = prev_sig(i);
+    const int last = prev_code(i);
     if (last < 0 || kernel_start(last, &templated) < 0) return;
-    const int name = is_ident(last) ? last : prev_sig(template_open(last));
+    const int name = is_ident(last) ? last : prev_code(template_open(last));
     if (!is_ident(name)) return;
     const int kernel = function_named(name);
     const bool per_warp = kernel >= 0 && warp_function(kernel, 0);
@@ -997,10 +997,10 @@ void Rewriter::hazard_launch(int i) {
         if (hit < 0 || host_reported_.count(hit) != 0) continue;
         if (!per_warp && !named_32(hit) && !lane_statement(hit)) continue;
         host_reported_.insert(hit);
-        const int op = prev_sig(hit);
+        const int op = prev_code(hit);
         const bool before_op = !scales(op) && !shifts(op);  // `32 * n`: the operator follows
         const std::string what =
-            before_op ? std::string(text(hit)) + " " + std::string(text(next_sig(hit)))
+            before_op ? std::string(text(hit)) + " " + std::string(text(next_code(hit)))
                       : std::string(text(op)) + " " + std::string(text(hit));
         warp_hazard(
             hit, DiagId::HostWarpCount,
