@@ -337,7 +337,27 @@ class Runner:
         and is rejected. The count is a function of the output and the draft alone
         (:func:`departures`), so drafted and plain decoding reject the same units, and
         drafted decoding can stop as soon as the limit is passed.
+
+        Training units start with the newline that ends the line before them; a unit
+        right after a directive (`#define X 1` then `__global__ ...`) lacks it, and the
+        model then drops the `__` of `__global__`. Such a unit and its draft get the
+        newline for decoding, and the output must keep it (it is stripped again).
         """
+        lead = not cuda.startswith(b"\n")
+        if lead:
+            cuda = b"\n" + cuda
+            draft = b"\n" + draft if draft is not None else None
+        out = self._translate(cuda, draft, stats, use_draft=use_draft)
+        if out is None or not lead:
+            return out
+        if not out.startswith(b"\n"):
+            stats.fallbacks.append("drops the unit's leading newline")
+            return None
+        return out[1:]
+
+    def _translate(
+        self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool
+    ) -> bytes | None:
         src = self.encode_text(cuda)
         stats.src_tokens += len(src)
         if len(src) > self.max_len:
