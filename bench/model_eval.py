@@ -231,7 +231,12 @@ def units(data: Path, out: Path, limit: int) -> dict[str, Any]:
         flagged = any(
             d.severity == "warning" and d.rule in hazard_rules() for d in ruled.diagnostics
         )
-        model_out = runner.translate_unit(cu, ruled.data, UnitStats()) if flagged else None
+        lines = {d.line for d in ruled.diagnostics if d.rule in hazard_rules()}
+        model_out = (
+            runner.translate_unit(cu, ruled.data, UnitStats(), hazard_lines=lines)
+            if flagged
+            else None
+        )
         refused += flagged and model_out is None
         cuda_out = rules(cu, "unit.cu", cuda).data
         # auto, per unit: the model's text where accepted; a flagged unit it did not fix

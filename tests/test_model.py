@@ -22,13 +22,15 @@ from cass_build.model import (
     FILES,
     ModelError,
     Runner,
+    Trace,
     UnitStats,
     departures,
+    hazard_rules,
     load,
     model_dir,
 )
 from cass_build.model import translate_bytes as model_translate
-from cass_build.model.guards import dangling, narrows
+from cass_build.model.guards import comparisons_lost, dangling, narrows
 from cass_build.model.units import split_units
 from cass_build.pipeline import PipelineOptions, translate_file
 from cass_build.pipeline.strategies import ModelStrategy
@@ -46,6 +48,7 @@ def _native_warps(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 FIXTURES = Path(__file__).parent / "fixtures"
+BENCH = Path(__file__).parents[1] / "bench" / "programs"
 HAVE_HIPCC = shutil.which("hipcc") is not None
 needs_hipcc = pytest.mark.skipif(not HAVE_HIPCC, reason="hipcc is not installed (.ci/setup)")
 
@@ -477,3 +480,47 @@ def test_model_outputs_scores_units_on_the_files_written(tmp_path: Path) -> None
     assert doc["units"] == 2 and doc["programs"] == 1  # q has no files; p#0a is no unit
     assert doc["groups"]["hazard subset"] == {"model": [1, 1], "rules": [0, 1], "auto": [1, 1]}
     assert doc["groups"]["no hazard"]["rules"] == [1, 1]
+
+
+# A lane-0 election beside a ballot (the hazard, line 3): held-out, the model rewrote the
+# election into `__popcll(bits) == warpSize`.
+ELECTION = b"""\
+__global__ void count_votes(const int* v, unsigned long long* out) {
+  int lane = threadIdx.x % warpSize;
+  unsigned long long bits = __ballot(v[threadIdx.x] > 0);
+  if (lane == 0) atomicAdd(out, (unsigned long long)__popcll(bits));
+}
+"""
+
+
+def test_comparisons_lost_keeps_elections_no_hazard_points_at() -> None:
+    wrong = ELECTION.replace(b"lane == 0", b"__popcll(bits) == warpSize")
+    assert comparisons_lost(ELECTION, ELECTION, wrong, {3}) == [b"lane == 0"]
+    # The same change on a line the rules flag is a fix the guard lets through.
+    assert comparisons_lost(ELECTION, ELECTION, wrong, {4}) == []
+    widened = ELECTION.replace(b"__ballot(", b"__ballot((int)").replace(b"% warpSize", b"& 63")
+    assert comparisons_lost(ELECTION, ELECTION, widened, {3}) == []
+    # Comments are not code; a test against 31 (the last lane of 32) is a hazard itself.
+    commented = b"// lane == 0\nif (lane == 31) f();\n"
+    assert comparisons_lost(commented, commented, b"if (lane == warpSize - 1) f();\n", ()) == []
+
+
+def test_no_accepted_model_output_loses_a_test_no_hazard_points_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """End to end with the shipped model, its departure limit lifted: on this program it
+    rewrites the lane-0 elections (held-out), and the guard refuses those units."""
+    monkeypatch.setattr(load(), "max_departures", 10_000)
+    path = BENCH / "linear-algebra_gemv_warp" / "main.cu"
+    data = path.read_bytes()
+    stats = UnitStats()
+    trace = Trace()
+    model_translate(data, str(path), Settings(warp="native"), stats=stats, trace=trace)
+    assert any(f.startswith("changes a test no hazard points at (") for f in stats.fallbacks)
+    for d in trace.units:
+        if d.translated is None:
+            continue
+        piece = data[d.start : d.end]
+        found = rules_translate(piece, str(path), NATIVE).diagnostics
+        lines = {x.line for x in found if x.rule in hazard_rules()}
+        assert comparisons_lost(piece, d.draft, d.translated, lines) == []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cass_build.model import Trace, load
+from cass_build.model import Trace, UnitStats, load
 from cass_build.model import translate_bytes as model_translate
 from cass_build.model.native import FALLBACK_RULE
 from cass_build.pipeline import PipelineOptions, translate_file
@@ -378,3 +378,38 @@ def test_host_code_sizing_for_32_lanes_takes_its_kernels_to_cuda_mode() -> None:
     assert notes[1] == (
         "'row_sums' falls back to its --warp cuda translation: linked to 'main', which falls back"
     )
+
+
+# A kernel right after a directive: its unit starts at `__global__`, with no newline
+# before it (training units all start with one).
+AFTER_DEFINE = b"""\
+#define BLOCK 256
+__global__ void block_sum(int* out) {
+  int lane = threadIdx.x % 32;
+  if (lane == 0) atomicAdd(out, 1);
+}
+"""
+
+
+def test_a_unit_without_a_leading_newline_decodes_as_one_with_it() -> None:
+    runner = load()
+    kernel = AFTER_DEFINE[AFTER_DEFINE.index(b"__global__") :]
+    draft = rules_translate(kernel, "k.cu", NATIVE).data
+    bare = runner.translate_unit(kernel, draft, UnitStats())
+    with_newline = runner.translate_unit(b"\n" + kernel, b"\n" + draft, UnitStats())
+    assert bare is None or with_newline is None or b"\n" + bare == with_newline
+    trace = Trace()
+    model_translate(AFTER_DEFINE, "after.cu", NATIVE, trace=trace)
+    [decision] = trace.units
+    assert decision.translated is None or decision.translated.startswith(b"__global__ void")
+
+
+@needs_hipcc
+def test_a_kernel_after_a_define_keeps_global_and_builds(tmp_path: Path) -> None:
+    src = tmp_path / "after.cu"
+    src.write_bytes(AFTER_DEFINE)
+    result = translate_file(src, _opts())
+    assert result.verified and result.level == "compile"
+    assert b"__global__ void block_sum(int* out)" in result.data
+    model = next(a for a in result.attempts if a.strategy == "model")
+    assert model.status != "failed", model.reason  # the model's file compiled

@@ -31,6 +31,7 @@ from ..model_files import FILES, model_dir
 from ..settings import environment
 from .guards import (
     FileView,
+    comparisons_lost,
     drop_dangling,
     host_sizing_left,
     narrows,
@@ -39,7 +40,7 @@ from .guards import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from ..rules import RuleResult
     from ..settings import Settings
@@ -327,7 +328,13 @@ class Runner:
         return min(expect + 1, len(draft) - 1)  # assume a substitution
 
     def translate_unit(
-        self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool = True
+        self,
+        cuda: bytes,
+        draft: bytes | None,
+        stats: UnitStats,
+        *,
+        use_draft: bool = True,
+        hazard_lines: Collection[int] | None = None,
     ) -> bytes | None:
         """The model's translation of one unit, or None when the rules should have it.
 
@@ -337,7 +344,38 @@ class Runner:
         and is rejected. The count is a function of the output and the draft alone
         (:func:`departures`), so drafted and plain decoding reject the same units, and
         drafted decoding can stop as soon as the limit is passed.
+
+        Training units start with the newline that ends the line before them; a unit
+        right after a directive (`#define X 1` then `__global__ ...`) lacks it, and the
+        model then drops the `__` of `__global__`. Such a unit and its draft get the
+        newline for decoding, and the output must keep it (it is stripped again).
+
+        ``hazard_lines`` are the lines of ``cuda`` where the rules report a warp-size
+        hazard; with them, an output that changes an equality test elsewhere is refused
+        (:func:`~.guards.comparisons_lost`).
         """
+        lead = not cuda.startswith(b"\n")
+        if lead:
+            out = self._translate(
+                b"\n" + cuda, None if draft is None else b"\n" + draft, stats, use_draft=use_draft
+            )
+            if out is not None and not out.startswith(b"\n"):
+                stats.fallbacks.append("drops the unit's leading newline")
+                return None
+            out = None if out is None else out[1:]
+        else:
+            out = self._translate(cuda, draft, stats, use_draft=use_draft)
+        if out is None or draft is None or hazard_lines is None:
+            return out
+        if lost := comparisons_lost(cuda, draft, out, hazard_lines):
+            tests = ", ".join(t.decode("latin-1") for t in lost)
+            stats.fallbacks.append(f"changes a test no hazard points at ({tests})")
+            return None
+        return out
+
+    def _translate(
+        self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool
+    ) -> bytes | None:
         src = self.encode_text(cuda)
         stats.src_tokens += len(src)
         if len(src) > self.max_len:
@@ -454,7 +492,10 @@ def translate_bytes(
             # a build runs one process per file.
             runner = load()
         before = len(stats.fallbacks)
-        translated = runner.translate_unit(piece, draft, stats, use_draft=use_draft)
+        hazard_lines = {d.line for d in checked.diagnostics if d.rule in hazard_rules()}
+        translated = runner.translate_unit(
+            piece, draft, stats, use_draft=use_draft, hazard_lines=hazard_lines
+        )
         if translated is not None and translated != draft:
             changes.append((draft, translated))
             first = data.count(b"\n", 0, seg.start) + 1

@@ -2,7 +2,8 @@
 output would be wrong in a way no compile check sees. Each was found on the held-out
 programs; docs/model.md ("Guards") tells each one's case.
 
-``narrows`` judges one declaration (the runner drops that unit's change). The others
+``narrows`` and ``comparisons_lost`` judge one declaration (the runner drops that
+unit's change). The others
 judge the whole file once the changes are known, and each returns why the rules'
 translation is kept, or "" to let the model's changes stand:
 
@@ -15,7 +16,8 @@ translation is kept, or "" to let the model's changes stand:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FileView",
+    "comparisons_lost",
     "dangling",
     "drop_dangling",
     "host_sizing_left",
@@ -60,6 +63,52 @@ def narrows(draft: bytes, out: bytes) -> bool:
     Windows.
     """
     return _wide_types(out) < _wide_types(draft)
+
+
+#: Equality tests: how code elects a lane (`lane == 0`) or tests a mask or a count. A
+#: warp-size fix changes one only where the rules report a hazard.
+_EQUALITY = (b"==", b"!=")
+#: `lane == 31` elects the last lane of a 32-lane warp: a hazard the rules may not report.
+_WARP_LITERALS = frozenset((b"31", b"32", b"31u", b"32u"))
+
+
+def _comparisons(source: bytes, lines: Collection[int] = ()) -> Counter[bytes]:
+    """The equality tests of ``source`` as `left op right` (a token each side, comments
+    left out), those on ``lines`` excepted."""
+    from .. import _core
+
+    toks: list[tuple[bytes, int]] = []
+    line = 1
+    for b, e, _kind, _ in _core.tokens(source):
+        text = source[b:e]
+        if text == b"\n" or text.startswith((b"//", b"/*")):
+            line += text.count(b"\n")
+            continue
+        toks.append((text, line))
+    found: Counter[bytes] = Counter()
+    for (left, _), (op, at), (right, _) in zip(toks, toks[1:], toks[2:], strict=False):
+        if op in _EQUALITY and at not in lines and not {left, right} & _WARP_LITERALS:
+            found[b" ".join((left, op, right))] += 1
+    return found
+
+
+def comparisons_lost(
+    cuda: bytes, draft: bytes, out: bytes, hazard_lines: Collection[int]
+) -> list[bytes]:
+    """The draft's equality tests that ``out`` no longer spells, except on the lines of
+    ``cuda`` (and of the draft) where the rules report a warp-size hazard.
+
+    Held-out: the model replaced the lane-0 election `lane == 0` with
+    `__popcll(bits) == warpSize`, on a line with no hazard; every lane then skipped the
+    store. The rules keep such a test as CUDA wrote it and a fix has no reason to touch
+    it. Tests on hazard lines (`(threadIdx.x & 31) == 0`) and tests against 31 or 32
+    (`lane == 31`) may change.
+    """
+    exempt = Counter(_comparisons(cuda)) - _comparisons(cuda, hazard_lines)
+    exempt += Counter(_comparisons(draft)) - _comparisons(draft, hazard_lines)
+    kept = _comparisons(draft) - exempt
+    lost = kept - _comparisons(out)
+    return sorted(lost)
 
 
 def _words(source: bytes) -> list[bytes]:
