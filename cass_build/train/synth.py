@@ -122,10 +122,39 @@ def _format(code: str, st: Style) -> str:
 
 # ----------------------------------------------------------------------------- names
 
+# Vocabularies drawn from real code: short and long forms, snake and camel case,
+# Hungarian-ish prefixes. Lists of one field never share a name with another's.
 _IN = ["in", "src", "input", "data", "values", "vals", "source", "inp"]
+_IN += ["in_data", "srcData", "samples", "elems", "g_in", "inBuf", "keysIn", "readings"]
 _OUT = ["out", "dst", "output", "result", "res", "dest", "outv"]
+_OUT += ["out_data", "dstBuf", "results", "g_out", "outBuf", "sink", "scoresOut", "partials"]
 _N = ["n", "count", "len", "numElems", "size", "N", "num", "total"]
+_N += ["nElems", "n_elems", "length", "numElements", "elemCount", "nTotal", "problemSize"]
 _KPRE = ["", "k", "kernel_", "gpu", "dev"]
+_KPRE += ["", "cu", "k_", "d_", "run"]
+_KSUF = ["", "", "", "Kernel", "_kernel", "K", "Kern"]
+# Abbreviations real code uses for words of kernel and helper names.
+_ABBREV = {
+    "reduce": "red",
+    "histogram": "histo",
+    "count": "cnt",
+    "segment": "seg",
+    "normalize": "norm",
+    "prefix": "pfx",
+    "matrix": "mat",
+    "vector": "vec",
+    "compute": "comp",
+    "partial": "part",
+    "bucket": "bkt",
+    "aggregate": "agg",
+    "transpose": "tr",
+    "block": "blk",
+    "warp": "wp",
+    "lane": "ln",
+    "score": "scr",
+    "pattern": "pat",
+    "totals": "tot",
+}
 
 
 def _camel(words: list[str], snake: bool) -> str:
@@ -136,34 +165,77 @@ def _camel(words: list[str], snake: bool) -> str:
 
 
 class Names:
-    """Identifier spelling of one program: every name is drawn once, up front."""
+    """Identifier spelling of one program: every name is drawn once, up front.
+
+    The same spelling serves both forms, so a renaming is applied consistently to
+    source and target: the model learns the rewrite, not the names.
+    """
 
     def __init__(self, rng: random.Random) -> None:
         self.snake = rng.random() < 0.4
         self.kpre = rng.choice(_KPRE)
-        self.dev = rng.choice(["d_{}", "d{}", "{}_d", "dev_{}", "g{}", "{}Dev"])
-        self.host = rng.choice(["h_{}", "h{}", "{}_h", "host_{}", "{}Host", "{}"])
+        self.dev = rng.choice(
+            ["d_{}", "d{}", "{}_d", "dev_{}", "g{}", "{}Dev", "{}_gpu", "gpu_{}", "dptr{}"]
+        )
+        self.host = rng.choice(
+            ["h_{}", "h{}", "{}_h", "host_{}", "{}Host", "{}", "cpu_{}", "{}_cpu", "hst{}"]
+        )
         self.n = rng.choice(_N)
         self.inn = rng.choice(_IN)
         self.out = rng.choice([o for o in _OUT if o != self.inn])
-        self.tid = rng.choice(["tid", "i", "idx", "gid", "gi", "index"])
-        self.lane = rng.choice(["lane", "laneId", "lane_id", "ln", "l"])
-        self.warp = rng.choice(["warp", "warpId", "warp_id", "wid", "w"])
-        self.nwarps = rng.choice(["nwarps", "numWarps", "warpsPerBlock", "nWarps", "warps"])
-        self.val = rng.choice(["v", "val", "acc", "sum", "s", "x0", "partial"])
-        self.off = rng.choice(["offset", "o", "off", "delta", "d", "step"])
-        self.bits = rng.choice(["bits", "mask", "ballot", "vote", "b", "m"])
-        self.smem = rng.choice(["sh", "smem", "shared", "sdata", "tile", "buf", "scratch"])
-        self.threads = rng.choice(["threads", "block", "blockSize", "tpb", "nthreads", "BS"])
-        self.blocks = rng.choice(["blocks", "grid", "gridSize", "nblocks", "numBlocks"])
-        self.bad = rng.choice(["bad", "errors", "mismatches", "wrong", "nbad"])
-        self.h = rng.choice(["h", "hash", "sum", "crc", "digest", "chk"])
-        self.stream = rng.choice(["stream", "s", "st", "strm", "queue"])
+        self.tid = rng.choice(
+            ["tid", "i", "idx", "gid", "gi", "index", "gtid", "globalIdx", "g_idx", "thread_id"]
+        )
+        self.lane = rng.choice(
+            ["lane", "laneId", "lane_id", "ln", "l", "lane_idx", "laneIdx", "lid", "myLane"]
+        )
+        self.warp = rng.choice(
+            ["warp", "warpId", "warp_id", "wid", "w", "warpIdx", "warp_idx", "wIdx", "warpNo"]
+        )
+        self.nwarps = rng.choice(
+            ["nwarps", "numWarps", "warpsPerBlock", "nWarps", "warps", "num_warps", "warpCount"]
+        )
+        self.val = rng.choice(
+            ["v", "val", "acc", "sum", "s", "x0", "partial", "accum", "tmp", "running", "mySum"]
+        )
+        self.off = rng.choice(["offset", "o", "off", "delta", "d", "step", "ofs", "dist", "lm"])
+        self.bits = rng.choice(
+            ["bits", "mask", "ballot", "vote", "b", "m", "vmask", "predBits", "voteBits", "bmask"]
+        )
+        self.smem = rng.choice(
+            ["sh", "smem", "shared", "sdata", "tile", "buf", "scratch", "s_data", "shmem", "lds"]
+        )
+        self.threads = rng.choice(
+            ["threads", "block", "blockSize", "tpb", "nthreads", "BS", "threadsPerBlock", "TPB"]
+        )
+        self.blocks = rng.choice(
+            ["blocks", "grid", "gridSize", "nblocks", "numBlocks", "nBlocks", "blocksPerGrid"]
+        )
+        self.bad = rng.choice(
+            ["bad", "errors", "mismatches", "wrong", "nbad", "failures", "nErr", "num_bad"]
+        )
+        self.h = rng.choice(["h", "hash", "sum", "crc", "digest", "chk", "checksum", "fp", "sig"])
+        self.stream = rng.choice(["stream", "s", "st", "strm", "queue", "stream0", "cuStream"])
         if self.h == self.val:
             self.h = "hsh"
+        # Drawn last: the draws of the names above stay where they were.
+        self.ksuf = rng.choice(_KSUF)
+        self.abbrev = rng.random() < 0.25
+        self.item = rng.choice(["item", "row", "seg", "bucket", "walker", "node", "query"])
+        self.items = rng.choice(["items", "numItems", "nItems", "num_items", "nSeg", "nRows"])
+        self.leader = rng.choice(["leader", "owner", "first", "elected", "ldr", "head"])
+        self.peers = rng.choice(["peers", "group", "same_key", "peerMask", "mates", "grp"])
+        self.key = rng.choice(["key", "k0", "bin", "bkt", "hashKey", "slot", "pat"])
+        if self.stream == "queue":  # a queue-append family names a kernel parameter queue
+            self.stream = "strm"
 
     def kernel(self, *words: str) -> str:
-        base = _camel(list(words), self.snake)
+        parts = [p for w in words for p in re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", w).split()]
+        if self.abbrev:
+            parts = [_ABBREV.get(p.lower(), p) for p in parts]
+        base = _camel(parts, self.snake)
+        if self.ksuf:
+            base += ("_" + self.ksuf.lower().lstrip("_")) if self.snake else self.ksuf
         if not self.kpre:
             return base
         if self.kpre.endswith("_"):
@@ -1909,6 +1981,11 @@ FAMILIES = {
     "warp_hist": (fam_warp_hist, True),
 }
 """Family name -> (builder, has warp-size idioms)."""
+
+# Imported here: the idiom families build on this module's Names, Warp and Parts.
+from .synth_idioms import IDIOM_FAMILIES  # noqa: E402
+
+FAMILIES.update(IDIOM_FAMILIES)
 
 # Hazard families are drawn more often: they are where rules are weakest.
 _WEIGHTS = {name: (3 if hz else 1) for name, (_, hz) in FAMILIES.items()}
