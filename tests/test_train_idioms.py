@@ -72,7 +72,7 @@ def test_idiom_targets_compile_for_gfx90a() -> None:
     _hipcc_or_skip()
     toolchain = find_hip()
     assert toolchain is not None
-    programs = []
+    programs: list[tuple[str, bytes]] = []
     for family in NEW:
         for seed in range(400, 404):
             hip, diags = _translate(synthesize(seed, family).agnostic.encode(), data_settings())
@@ -85,7 +85,7 @@ def test_idiom_targets_compile_for_gfx90a() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_idiom_sources_compile_with_nvcc(tmp_path: Path) -> None:
-    programs = []
+    programs: list[tuple[str, bytes]] = []
     for family in NEW:
         for seed in range(400, 403):
             p = synthesize(seed, family)

@@ -38,6 +38,11 @@ def _host_warp(w: Warp, var: str, form: int) -> list[str]:
     ]
 
 
+def _comb(op: str, a: str, b: str) -> str:
+    """``a`` combined with ``b``: a sum or a maximum."""
+    return f"{a} += {b}" if op == "sum" else f"{a} = max({a}, {b})"
+
+
 def fam_warp_items(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     """One warp per item: a lane-strided pass over the item's segment, a shuffle reduction."""
     items = rng.choice([333, 500, 1000, 1537])
@@ -54,11 +59,12 @@ def fam_warp_items(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     ln, v, o, it = nm.lane, nm.val, nm.off, nm.item
     xor = rng.random() < 0.5
     shfl = "__shfl_xor_sync" if xor else "__shfl_down_sync"
-    gid = rng.choice(["blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x + blockIdx.x * blockDim.x"])
+    gid = rng.choice(
+        ["blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x + blockIdx.x * blockDim.x"]
+    )
     per_warp = rng.random() < 0.4  # item from the block's warp count rather than the global id
     step = w.literal() if w.naive else "warpSize"
     P = _ptr(st, "int")
-    comb = (lambda a, b: f"{a} += {b}") if op == "sum" else (lambda a, b: f"{a} = max({a}, {b})")
     lines = [
         "//# one warp per item; the lanes stride over the item's segment",
         f"__global__ void {k}(const {P}{nm.inn}, const {P}offsets, {P}{nm.out}, int {nm.items}) {{",
@@ -78,13 +84,13 @@ def fam_warp_items(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         f"  if ({it} >= {nm.items}) return;  //# the whole warp leaves together",
         f"  int {v} = 0;",
         f"  for (int j = offsets[{it}] + {ln}; j < offsets[{it} + 1]; j += {step})",
-        f"    {comb(v, nm.inn + '[j]')};",
+        f"    {_comb(op, v, nm.inn + '[j]')};",
     ]
     if w.unroll:
         lines.append("#pragma unroll")
     lines += [
         f"  for (int {o} = {w.start()}; {o} > 0; {o} {w.shift})",
-        f"    {comb(v, f'{shfl}({w.mask}, {v}, {o})')};",
+        f"    {_comb(op, v, f'{shfl}({w.mask}, {v}, {o})')};",
         f"  if ({ln} == 0) {nm.out}[{it}] = {v};",
         "}",
     ]
@@ -307,7 +313,11 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     blocks = rng.choice([24, 60, 128])
     op = rng.choice(["sum", "max"])
     fn = rng.choice(
-        [_camel_of(nm, ["lane", "id"]), _camel_of(nm, ["get", "lane"]), _camel_of(nm, ["my", "lane"])]
+        [
+            _camel_of(nm, ["lane", "id"]),
+            _camel_of(nm, ["get", "lane"]),
+            _camel_of(nm, ["my", "lane"]),
+        ]
     )
     k = nm.kernel(rng.choice(["blockTotals", "scoreBlocks", "rankSums", "walkerPeak", "blockPeak"]))
     ln, v, o = nm.lane, nm.val, nm.off
@@ -323,7 +333,6 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     else:
         body = ["  return threadIdx.x % warpSize;  //# 1-D blocks: the lane in the wave"]
     helper = "\n".join([f"__device__ __forceinline__ unsigned {fn}() {{", *body, "}"])
-    comb = (lambda a, b: f"{a} += {b}") if op == "sum" else (lambda a, b: f"{a} = max({a}, {b})")
     loop = (
         f"  for (int {o} = 1; {o} < {w.limit()}; {o} <<= 1)"
         if up
@@ -348,7 +357,7 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         lines.append("#pragma unroll")
     lines += [
         loop,
-        f"    {comb(v, f'__shfl_xor_sync({w.mask}, {v}, {o})')};",
+        f"    {_comb(op, v, f'__shfl_xor_sync({w.mask}, {v}, {o})')};",
         f"  if ({ln} == (unsigned)({who}))",
         f"    {'atomicAdd' if op == 'sum' else 'atomicMax'}(&{nm.out}[blockIdx.x], {v});",
         "}",
@@ -358,7 +367,8 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         [
             f"for (int b = 0; b < {nm.blocks}; ++b) {{",
             "  int want = 0;",
-            f"  for (int i = b * {nm.threads}; i < (b + 1) * {nm.threads} && i < {nm.n}; ++i) {ref}",
+            f"  for (int i = b * {nm.threads}; i < (b + 1) * {nm.threads} && i < {nm.n}; ++i)",
+            f"    {ref}",
             "  if ($h_o[b] != want) ++$bad;",
             "  FOLD(want);",
             "}",
