@@ -323,16 +323,26 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     ln, v, o = nm.lane, nm.val, nm.off
     up = rng.random() < 0.5  # butterfly offsets counting up or down
     writer = rng.randrange(3)
+    # Helpers of this kind are short: vary their spelling so they are not all one text.
+    head = rng.choice(
+        ["__device__ __forceinline__", "static __device__ __forceinline__", "__device__ inline"]
+    )
+    rt = rng.choice(["unsigned", "unsigned int", "int", "uint32_t"])
+    reg = rng.choice(["r", "id", "ret", "laneReg", "out_"])
+    kw = rng.choice(["asm volatile", "asm", "asm volatile"])
     if w.naive:
         w.labels.add(rule_id("inline-ptx"))
         body = [
-            "  unsigned r;",
-            '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));',
-            "  return r;",
+            f"  unsigned {reg};",
+            f'  {kw}("mov.u32 %0, %%laneid;" : "=r"({reg}));',
+            f"  return {'(int)' if rt == 'int' else ''}{reg};",
         ]
     else:
-        body = ["  return threadIdx.x % warpSize;  //# 1-D blocks: the lane in the wave"]
-    helper = "\n".join([f"__device__ __forceinline__ unsigned {fn}() {{", *body, "}"])
+        body = [
+            f"  return {'(int)' if rt == 'int' else ''}(threadIdx.x % warpSize);"
+            "  //# 1-D blocks: the lane in the wave"
+        ]
+    helper = "\n".join([f"{head} {rt} {fn}() {{", *body, "}"])
     loop = (
         f"  for (int {o} = 1; {o} < {w.limit()}; {o} <<= 1)"
         if up
@@ -349,7 +359,7 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     lines = [
         f"__global__ void {k}(const int* {nm.inn}, int* {nm.out}, int {nm.n}) {{",
         f"  int {nm.tid} = blockIdx.x * blockDim.x + threadIdx.x;",
-        f"  unsigned {ln} = {fn}();",
+        f"  {rt} {ln} = {fn}();",
         f"  int {v} = {nm.tid} < {nm.n} ? {nm.inn}[{nm.tid}] : 0;",
         "//# butterfly: afterwards every lane holds the warp's result",
     ]
@@ -358,7 +368,7 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     lines += [
         loop,
         f"    {_comb(op, v, f'__shfl_xor_sync({w.mask}, {v}, {o})')};",
-        f"  if ({ln} == (unsigned)({who}))",
+        f"  if ({ln} == ({rt})({who}))",
         f"    {'atomicAdd' if op == 'sum' else 'atomicMax'}(&{nm.out}[blockIdx.x], {v});",
         "}",
     ]
