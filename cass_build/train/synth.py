@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from string import Template
 
 from ..rules.diagnostics import rule_id
@@ -226,7 +226,17 @@ class Names:
         self.leader = rng.choice(["leader", "owner", "first", "elected", "ldr", "head"])
         self.peers = rng.choice(["peers", "group", "same_key", "peerMask", "mates", "grp"])
         self.key = rng.choice(["key", "k0", "bin", "bkt", "hashKey", "slot", "pat"])
-        if self.stream == "queue":  # a queue-append family names a kernel parameter queue
+        self.hist = rng.choice(["hist", "histo", "freq", "binCounts", "tally", "bucket_counts"])
+        self.keys = rng.choice(["keys", "codes", "tokens", "symbols", "bytes_in", "labels"])
+        self.counts = rng.choice(["counts", "blockCounts", "perBlock", "hitCount", "tallies"])
+        self.thresh = rng.choice(["threshold", "thr", "cutoff", "limit", "minScore", "pivot"])
+        self.rows = rng.choice(["rows", "nrows", "numRows", "n_rows", "nRow", "height"])
+        self.cols = rng.choice(["cols", "ncols", "numCols", "n_cols", "nCol", "width"])
+        self.mat = rng.choice(["A", "mat", "matrix", "weights", "Amat", "W"])
+        self.queue = rng.choice(["queue", "outQueue", "worklist", "frontier", "q_out", "pending"])
+        self.qlen = rng.choice(["qlen", "queueLen", "tail", "numOut", "qsize", "outCount"])
+        self.offsets = rng.choice(["offsets", "rowPtr", "segStart", "csr_offsets", "indptr"])
+        if self.stream == "queue":  # a queue-append kernel may name a parameter queue
             self.stream = "strm"
 
     def kernel(self, *words: str) -> str:
@@ -1990,6 +2000,39 @@ FAMILIES.update(IDIOM_FAMILIES)
 # Hazard families are drawn more often: they are where rules are weakest.
 _WEIGHTS = {name: (3 if hz else 1) for name, (_, hz) in FAMILIES.items()}
 
+# Words older families spell literally, respelled from the program's Names (whole
+# identifiers only, in every part of the program, so both forms agree).
+_RESPELL = {
+    "warp_rows": {"rows": "rows", "cols": "cols", "A": "mat"},
+    "warp_rows_norm": {"rows": "rows", "cols": "cols", "A": "mat"},
+    "warp_hist": {"keys": "keys", "hist": "hist"},
+    "shared_hist": {"bytes": "keys", "hist": "hist"},
+    "ballot_count": {"threshold": "thresh", "counts": "counts"},
+}
+
+
+def _respell(p: Parts, nm: Names, words: dict[str, str]) -> Parts:
+    table = {w: getattr(nm, attr) for w, attr in words.items()}
+    pat = re.compile(r"\b(" + "|".join(map(re.escape, table)) + r")\b")
+
+    def sub(x: str) -> str:
+        return pat.sub(lambda m: table[m.group(1)], x)
+
+    return replace(
+        p,
+        device=[sub(x) for x in p.device],
+        params=[sub(x) for x in p.params],
+        bufs=[replace(b, count=sub(b.count), init=sub(b.init)) for b in p.bufs],
+        launches=[
+            replace(la, grid=sub(la.grid), block=sub(la.block), args=[sub(a) for a in la.args])
+            for la in p.launches
+        ],
+        check=sub(p.check),
+        pre=[sub(x) for x in p.pre],
+        helpers=[sub(x) for x in p.helpers],
+    )
+
+
 _INCLUDES = ["#include <cstdio>", "#include <cstdlib>", "#include <cstdint>"]
 
 
@@ -2005,6 +2048,8 @@ def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts
     host = Host(rng)
     builder, _ = FAMILIES[fam]
     parts = builder(rng, nm, w, st)
+    if fam in _RESPELL:
+        parts = _respell(parts, nm, _RESPELL[fam])
     main = _main(parts, host, nm, rng)
     glue_lines = list(_INCLUDES)
     if rng.random() < 0.5:

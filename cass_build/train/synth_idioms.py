@@ -67,7 +67,8 @@ def fam_warp_items(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     P = _ptr(st, "int")
     lines = [
         "//# one warp per item; the lanes stride over the item's segment",
-        f"__global__ void {k}(const {P}{nm.inn}, const {P}offsets, {P}{nm.out}, int {nm.items}) {{",
+        f"__global__ void {k}(const {P}{nm.inn}, const {P}{nm.offsets}, {P}{nm.out},"
+        f" int {nm.items}) {{",
     ]
     if per_warp:
         lines += [
@@ -83,7 +84,7 @@ def fam_warp_items(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     lines += [
         f"  if ({it} >= {nm.items}) return;  //# the whole warp leaves together",
         f"  int {v} = 0;",
-        f"  for (int j = offsets[{it}] + {ln}; j < offsets[{it} + 1]; j += {step})",
+        f"  for (int j = {nm.offsets}[{it}] + {ln}; j < {nm.offsets}[{it} + 1]; j += {step})",
         f"    {_comb(op, v, nm.inn + '[j]')};",
     ]
     if w.unroll:
@@ -176,7 +177,7 @@ def fam_ballot_leader(rng: random.Random, nm: Names, w: Warp, st: Style) -> Part
     base = rng.choice(["base", "slot0", "start", "qpos"])
     P = _ptr(st, "int")
     lines = [
-        f"__global__ void {k}(const {P}{nm.inn}, {P}queue, {P}qlen, int {nm.n}) {{",
+        f"__global__ void {k}(const {P}{nm.inn}, {P}{nm.queue}, {P}{nm.qlen}, int {nm.n}) {{",
         f"  int {nm.tid} = blockIdx.x * blockDim.x + threadIdx.x;",
         f"  int {ln} = {w.lane()};",
         f"  int {nm.val} = {nm.tid} < {nm.n} ? {nm.inn}[{nm.tid}] : -1;",
@@ -185,10 +186,10 @@ def fam_ballot_leader(rng: random.Random, nm: Names, w: Warp, st: Style) -> Part
         f"  if ({b} == 0) return;  //# the same for every lane of the warp",
         f"  int {ld} = {elect};  //# owner of the warp's reservation",
         f"  int {base} = 0;",
-        f"  if ({ln} == {ld}) {base} = atomicAdd(qlen, {w.popc()}({b}));",
+        f"  if ({ln} == {ld}) {base} = atomicAdd({nm.qlen}, {w.popc()}({b}));",
         f"  {base} = __shfl_sync({w.mask}, {base}, {ld});",
         f"  {bt} below = {b} & (({w.one()} << {ln}) - 1);",
-        f"  if (take) queue[{base} + {w.popc()}(below)] = {nm.val};",
+        f"  if (take) {nm.queue}[{base} + {w.popc()}(below)] = {nm.val};",
         "}",
     ]
     check = "\n".join(
@@ -265,7 +266,7 @@ def fam_match_peers(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     else:
         group = _peer_loop(w, ky, pk, "    ")
     lines = [
-        f"__global__ void {k}(const unsigned* {nm.inn}, unsigned* hist, int {nm.n}) {{",
+        f"__global__ void {k}(const unsigned* {nm.inn}, unsigned* {nm.hist}, int {nm.n}) {{",
         f"  int {ln} = {w.lane()};",
         f"  for (int base = blockIdx.x * blockDim.x; base < {nm.n};"
         " base += gridDim.x * blockDim.x) {",
@@ -273,7 +274,7 @@ def fam_match_peers(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
         f"    int {ky} = {nm.tid} < {nm.n} ? (int)({nm.inn}[{nm.tid}] % {bins}u) : -1;",
         *group,
         f"    if ({ky} >= 0 && {ln} == {w.ffs()}({pk}) - 1)  //# the group's first lane adds",
-        f"      atomicAdd(&hist[{ky}], (unsigned){w.popc()}({pk}));",
+        f"      atomicAdd(&{nm.hist}[{ky}], (unsigned){w.popc()}({pk}));",
         "  }",
         "}",
     ]
