@@ -100,3 +100,17 @@ def test_idiom_sources_compile_with_nvcc(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_older_families_take_their_names_from_names() -> None:
+    # warp_rows spelled `rows`, `cols` and `A` literally before; both forms still agree.
+    spelled: set[str] = set()
+    for seed in range(40):
+        p = synthesize(seed, "warp_rows")
+        head = re.search(
+            r"__global__ void \w+\(const int\* (\w+), .*int (\w+), int (\w+)\)", p.naive
+        )
+        assert head is not None, p.name
+        assert head.group(0) in p.agnostic
+        spelled.add(head.group(1))
+    assert len(spelled) >= 4
