@@ -273,7 +273,19 @@ class Warp:
 
     def __init__(self, rng: random.Random, naive: bool, nm: Names) -> None:
         self.naive = naive
-        self.macro = rng.choice(["WARP_SIZE", "WARPSZ", "kWarp", "WARP", "kWarpSize", "LANES", ""])
+        self.macro = rng.choice(
+            [
+                "WARP_SIZE",
+                "WARPSZ",
+                "kWarp",
+                "WARP",
+                "kWarpSize",
+                "LANES",
+                "",
+                "WARP_SZ",
+                "THREADS_PER_WARP",
+            ]
+        )
         self.lane_form = rng.randrange(4)
         self.warp_form = rng.randrange(3)
         self.shift = rng.choice([">>= 1", "/= 2"])
@@ -421,6 +433,7 @@ class Parts:
 _FOLD = re.compile(r"FOLD\(([^;]*)\);")
 
 _CHECKS = ["CHECK", "CUDA_CHECK", "CK", "CUDA_TRY", "gpuErrchk", "checkCuda", "CU"]
+_CHECKS += ["CUDA_SAFE_CALL", "CHECK_CUDA", "cudaCheck"]
 
 
 class Host:
