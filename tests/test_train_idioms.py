@@ -114,3 +114,10 @@ def test_older_families_take_their_names_from_names() -> None:
         assert head.group(0) in p.agnostic
         spelled.add(head.group(1))
     assert len(spelled) >= 4
+
+
+def test_ptx_lane_helper_is_never_named_like_its_variable() -> None:
+    for seed in range(600):
+        p = synthesize(seed, "ptx_lane")
+        m = re.search(r"(\w+) (\w+) = (\w+)\(\);", p.agnostic)
+        assert m is not None and m.group(2) != m.group(3), p.name

@@ -322,6 +322,8 @@ def fam_ptx_lane(rng: random.Random, nm: Names, w: Warp, st: Style) -> Parts:
     )
     k = nm.kernel(rng.choice(["blockTotals", "scoreBlocks", "rankSums", "walkerPeak", "blockPeak"]))
     ln, v, o = nm.lane, nm.val, nm.off
+    if fn == ln:  # `unsigned myLane = myLane();` would not compile
+        fn = _camel_of(nm, ["read", "lane", "id"])
     up = rng.random() < 0.5  # butterfly offsets counting up or down
     writer = rng.randrange(3)
     # Helpers of this kind are short: vary their spelling so they are not all one text.
