@@ -121,3 +121,35 @@ def test_ptx_lane_helper_is_never_named_like_its_variable() -> None:
         p = synthesize(seed, "ptx_lane")
         m = re.search(r"(\w+) (\w+) = (\w+)\(\);", p.agnostic)
         assert m is not None and m.group(2) != m.group(3), p.name
+
+
+def test_a_renamed_copy_is_the_same_program_under_other_names() -> None:
+    from cass_build.train.dataset import synth_files
+
+    other = 0
+    for seed in range(40):
+        a = synthesize(seed)
+        b = synthesize(seed, a.family, rename=1)
+        assert b.name == a.name + "_r1" and b.hazards == a.hazards
+        assert b.naive.count("\n__global__") == a.naive.count("\n__global__")
+        assert b.naive.count("VERDICT: PASS") == 1
+        other += _KERNEL.findall(a.naive) != _KERNEL.findall(b.naive)
+    assert other >= 30
+    files = synth_files(60, 3)
+    copies = [f for f in files if f.file_id.endswith("_r1")]
+    assert 3 <= len(copies) <= 25 and all(f.labels for f in copies)
+
+
+@pytest.mark.slow
+def test_renamed_targets_compile_for_gfx90a() -> None:
+    _hipcc_or_skip()
+    toolchain = find_hip()
+    assert toolchain is not None
+    programs: list[tuple[str, bytes]] = []
+    for family in sorted(FAMILIES):
+        if FAMILIES[family][1]:
+            p = synthesize(500, family, rename=1)
+            hip, _ = _translate(p.agnostic.encode(), data_settings())
+            programs.append((f"cass_p{len(programs)}", hip))
+    failed, _ = compile_batches(programs, toolchain, batch=len(programs), jobs=1)
+    assert failed == {}

@@ -264,6 +264,10 @@ class Names:
 # ----------------------------------------------------------------------------- warp idioms
 
 
+_WARP_MACROS = ["WARP_SIZE", "WARPSZ", "kWarp", "WARP", "kWarpSize", "LANES", ""]
+_WARP_MACROS += ["WARP_SZ", "THREADS_PER_WARP"]
+
+
 class Warp:
     """Naive and agnostic spellings of the warp idioms of one program.
 
@@ -273,19 +277,7 @@ class Warp:
 
     def __init__(self, rng: random.Random, naive: bool, nm: Names) -> None:
         self.naive = naive
-        self.macro = rng.choice(
-            [
-                "WARP_SIZE",
-                "WARPSZ",
-                "kWarp",
-                "WARP",
-                "kWarpSize",
-                "LANES",
-                "",
-                "WARP_SZ",
-                "THREADS_PER_WARP",
-            ]
-        )
+        self.macro = rng.choice(_WARP_MACROS)
         self.lane_form = rng.randrange(4)
         self.warp_form = rng.randrange(3)
         self.shift = rng.choice([">>= 1", "/= 2"])
@@ -2051,7 +2043,9 @@ def _respell(p: Parts, nm: Names, words: dict[str, str]) -> Parts:
 _INCLUDES = ["#include <cstdio>", "#include <cstdlib>", "#include <cstdint>"]
 
 
-def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts, set[str]]:
+def _render(
+    seed: int, naive: bool, family: str | None, rename: int = 0
+) -> tuple[str, str, Parts, set[str]]:
     rng = random.Random(seed)
     names = list(FAMILIES)
     fam = family or rng.choices(names, weights=[_WEIGHTS[n] for n in names])[0]
@@ -2059,8 +2053,16 @@ def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts
         rng.random()  # the same draw count with or without a forced family
     st = _style(rng)
     nm = Names(rng)
+    names_rng = random.Random(f"names:{seed}:{rename}")
+    if rename:
+        # The same program under other names: its own stream, the main one drawn as before.
+        nm = Names(names_rng)
     w = Warp(rng, naive, nm)
     host = Host(rng)
+    if rename:
+        host.check = names_rng.choice(_CHECKS)
+        if w.macro:
+            w.macro = names_rng.choice([m for m in _WARP_MACROS if m])
     builder, _ = FAMILIES[fam]
     parts = builder(rng, nm, w, st)
     if fam in _RESPELL:
@@ -2102,14 +2104,18 @@ def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts
     return fam, body, parts, set(w.labels)
 
 
-def synthesize(seed: int, family: str | None = None) -> Program:
-    """The program of ``seed``: both forms, drawn from the same random stream."""
-    fam, naive, parts, labels = _render(seed, True, family)
-    _, agnostic, _, _ = _render(seed, False, family)
+def synthesize(seed: int, family: str | None = None, rename: int = 0) -> Program:
+    """The program of ``seed``: both forms, drawn from the same random stream.
+
+    ``rename`` > 0 gives the same program with its identifiers drawn again (kernels,
+    helpers, variables, macros), the same in both forms.
+    """
+    fam, naive, parts, labels = _render(seed, True, family, rename)
+    _, agnostic, _, _ = _render(seed, False, family, rename)
     _, has_hazard = FAMILIES[fam]
     hazards = tuple(sorted(labels)) if has_hazard and naive != agnostic else ()
     return Program(
-        name=f"synth_{seed:06d}_{fam}",
+        name=f"synth_{seed:06d}_{fam}" + (f"_r{rename}" if rename else ""),
         family=fam,
         naive=naive,
         agnostic=agnostic,
