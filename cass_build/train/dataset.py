@@ -83,6 +83,9 @@ WARP_RULES = rule_ids(
 NAIVE_VARIANTS = {"synth": 1, "sdist": 2}
 #: Share of the sdist packages held out whole as the test split.
 HELD_OUT_SHARE = 0.2
+#: Hazard programs that also enter the data renamed (issue 21: names real code uses).
+RENAMED_SHARE = 0.2
+_RENAMED = re.compile(r"_r\d+$")
 _CONTAM_SUFFIXES = {".cu", ".cuh", ".hip", ".h", ".hpp", ".cpp", ".cc", ".c"}
 
 
@@ -408,20 +411,26 @@ def _commit(root: Path) -> str:
 
 
 def synth_files(count: int, seed: int) -> list[SourceFile]:
+    """``count`` programs, and for a share of the hazard ones the same program renamed
+    (``_r1``: identifiers drawn again), so the model learns the rewrite, not the names."""
     out = []
     for k in range(count):
-        p = synthesize(seed * 1_000_003 + k)
-        twin = p.agnostic.encode("latin-1") if p.agnostic != p.naive else None
-        out.append(
-            SourceFile(
-                file_id=p.name,
-                source="synth",
-                data=p.naive.encode("latin-1"),
-                twin=twin,
-                labels=p.hazards,
-                program=p,
+        base = synthesize(seed * 1_000_003 + k)
+        copies = [base]
+        if base.hazards and _unit_hash(f"rename:{seed}:{k}") < RENAMED_SHARE:
+            copies.append(synthesize(seed * 1_000_003 + k, base.family, rename=1))
+        for p in copies:
+            twin = p.agnostic.encode("latin-1") if p.agnostic != p.naive else None
+            out.append(
+                SourceFile(
+                    file_id=p.name,
+                    source="synth",
+                    data=p.naive.encode("latin-1"),
+                    twin=twin,
+                    labels=p.hazards,
+                    program=p,
+                )
             )
-        )
     return out
 
 
@@ -449,6 +458,7 @@ def _collect(
     log(f"synthesizing {synth} programs (seed {seed})")
     files = synth_files(synth, seed)
     counts["synth"]["files_fetched"] = synth
+    counts["synth"]["files_renamed"] = len(files) - synth
     sdist_manifest: list[dict[str, Any]] = []
     if sdist:
         from .sdist import collect
@@ -462,7 +472,9 @@ def _collect(
     for m in sdist_manifest:
         m["split"] = "test" if m["package"] in held_out else "train/valid"
     for f in files:
-        f.split = split_of(f.file_id, seed, held_out if f.source != "synth" else None)
+        # A renamed copy (`_r1`) goes where its program goes: no program in two splits.
+        key = _RENAMED.sub("", f.file_id) if f.source == "synth" else f.file_id
+        f.split = split_of(key, seed, held_out if f.source != "synth" else None)
     return files, sdist_manifest
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from string import Template
 
 from ..rules.diagnostics import rule_id
@@ -122,10 +122,39 @@ def _format(code: str, st: Style) -> str:
 
 # ----------------------------------------------------------------------------- names
 
+# Vocabularies drawn from real code: short and long forms, snake and camel case,
+# Hungarian-ish prefixes. Lists of one field never share a name with another's.
 _IN = ["in", "src", "input", "data", "values", "vals", "source", "inp"]
+_IN += ["in_data", "srcData", "samples", "elems", "g_in", "inBuf", "keysIn", "readings"]
 _OUT = ["out", "dst", "output", "result", "res", "dest", "outv"]
+_OUT += ["out_data", "dstBuf", "results", "g_out", "outBuf", "sink", "scoresOut", "partials"]
 _N = ["n", "count", "len", "numElems", "size", "N", "num", "total"]
+_N += ["nElems", "n_elems", "length", "numElements", "elemCount", "nTotal", "problemSize"]
 _KPRE = ["", "k", "kernel_", "gpu", "dev"]
+_KPRE += ["", "cu", "k_", "d_", "run"]
+_KSUF = ["", "", "", "Kernel", "_kernel", "K", "Kern"]
+# Abbreviations real code uses for words of kernel and helper names.
+_ABBREV = {
+    "reduce": "red",
+    "histogram": "histo",
+    "count": "cnt",
+    "segment": "seg",
+    "normalize": "norm",
+    "prefix": "pfx",
+    "matrix": "mat",
+    "vector": "vec",
+    "compute": "comp",
+    "partial": "part",
+    "bucket": "bkt",
+    "aggregate": "agg",
+    "transpose": "tr",
+    "block": "blk",
+    "warp": "wp",
+    "lane": "ln",
+    "score": "scr",
+    "pattern": "pat",
+    "totals": "tot",
+}
 
 
 def _camel(words: list[str], snake: bool) -> str:
@@ -136,34 +165,87 @@ def _camel(words: list[str], snake: bool) -> str:
 
 
 class Names:
-    """Identifier spelling of one program: every name is drawn once, up front."""
+    """Identifier spelling of one program: every name is drawn once, up front.
+
+    The same spelling serves both forms, so a renaming is applied consistently to
+    source and target: the model learns the rewrite, not the names.
+    """
 
     def __init__(self, rng: random.Random) -> None:
         self.snake = rng.random() < 0.4
         self.kpre = rng.choice(_KPRE)
-        self.dev = rng.choice(["d_{}", "d{}", "{}_d", "dev_{}", "g{}", "{}Dev"])
-        self.host = rng.choice(["h_{}", "h{}", "{}_h", "host_{}", "{}Host", "{}"])
+        self.dev = rng.choice(
+            ["d_{}", "d{}", "{}_d", "dev_{}", "g{}", "{}Dev", "{}_gpu", "gpu_{}", "dptr{}"]
+        )
+        self.host = rng.choice(
+            ["h_{}", "h{}", "{}_h", "host_{}", "{}Host", "{}", "cpu_{}", "{}_cpu", "hst{}"]
+        )
         self.n = rng.choice(_N)
         self.inn = rng.choice(_IN)
         self.out = rng.choice([o for o in _OUT if o != self.inn])
-        self.tid = rng.choice(["tid", "i", "idx", "gid", "gi", "index"])
-        self.lane = rng.choice(["lane", "laneId", "lane_id", "ln", "l"])
-        self.warp = rng.choice(["warp", "warpId", "warp_id", "wid", "w"])
-        self.nwarps = rng.choice(["nwarps", "numWarps", "warpsPerBlock", "nWarps", "warps"])
-        self.val = rng.choice(["v", "val", "acc", "sum", "s", "x0", "partial"])
-        self.off = rng.choice(["offset", "o", "off", "delta", "d", "step"])
-        self.bits = rng.choice(["bits", "mask", "ballot", "vote", "b", "m"])
-        self.smem = rng.choice(["sh", "smem", "shared", "sdata", "tile", "buf", "scratch"])
-        self.threads = rng.choice(["threads", "block", "blockSize", "tpb", "nthreads", "BS"])
-        self.blocks = rng.choice(["blocks", "grid", "gridSize", "nblocks", "numBlocks"])
-        self.bad = rng.choice(["bad", "errors", "mismatches", "wrong", "nbad"])
-        self.h = rng.choice(["h", "hash", "sum", "crc", "digest", "chk"])
-        self.stream = rng.choice(["stream", "s", "st", "strm", "queue"])
+        self.tid = rng.choice(
+            ["tid", "i", "idx", "gid", "gi", "index", "gtid", "globalIdx", "g_idx", "thread_id"]
+        )
+        self.lane = rng.choice(
+            ["lane", "laneId", "lane_id", "ln", "l", "lane_idx", "laneIdx", "lid", "myLane"]
+        )
+        self.warp = rng.choice(
+            ["warp", "warpId", "warp_id", "wid", "w", "warpIdx", "warp_idx", "wIdx", "warpNo"]
+        )
+        self.nwarps = rng.choice(
+            ["nwarps", "numWarps", "warpsPerBlock", "nWarps", "warps", "num_warps", "warpCount"]
+        )
+        self.val = rng.choice(
+            ["v", "val", "acc", "sum", "s", "x0", "partial", "accum", "tmp", "running", "mySum"]
+        )
+        self.off = rng.choice(["offset", "o", "off", "delta", "d", "step", "ofs", "dist", "lm"])
+        self.bits = rng.choice(
+            ["bits", "mask", "ballot", "vote", "b", "m", "vmask", "predBits", "voteBits", "bmask"]
+        )
+        self.smem = rng.choice(
+            ["sh", "smem", "shared", "sdata", "tile", "buf", "scratch", "s_data", "shmem", "lds"]
+        )
+        self.threads = rng.choice(
+            ["threads", "block", "blockSize", "tpb", "nthreads", "BS", "threadsPerBlock", "TPB"]
+        )
+        self.blocks = rng.choice(
+            ["blocks", "grid", "gridSize", "nblocks", "numBlocks", "nBlocks", "blocksPerGrid"]
+        )
+        self.bad = rng.choice(
+            ["bad", "errors", "mismatches", "wrong", "nbad", "failures", "nErr", "num_bad"]
+        )
+        self.h = rng.choice(["h", "hash", "sum", "crc", "digest", "chk", "checksum", "fp", "sig"])
+        self.stream = rng.choice(["stream", "s", "st", "strm", "queue", "stream0", "cuStream"])
         if self.h == self.val:
             self.h = "hsh"
+        # Drawn last: the draws of the names above stay where they were.
+        self.ksuf = rng.choice(_KSUF)
+        self.abbrev = rng.random() < 0.25
+        self.item = rng.choice(["item", "row", "seg", "bucket", "walker", "node", "query"])
+        self.items = rng.choice(["items", "numItems", "nItems", "num_items", "nSeg", "nRows"])
+        self.leader = rng.choice(["leader", "owner", "first", "elected", "ldr", "head"])
+        self.peers = rng.choice(["peers", "group", "same_key", "peerMask", "mates", "grp"])
+        self.key = rng.choice(["key", "k0", "bin", "bkt", "hashKey", "slot", "pat"])
+        self.hist = rng.choice(["hist", "histo", "freq", "binCounts", "tally", "bucket_counts"])
+        self.keys = rng.choice(["keys", "codes", "tokens", "symbols", "bytes_in", "labels"])
+        self.counts = rng.choice(["counts", "blockCounts", "perBlock", "hitCount", "tallies"])
+        self.thresh = rng.choice(["threshold", "thr", "cutoff", "limit", "minScore", "pivot"])
+        self.rows = rng.choice(["rows", "nrows", "numRows", "n_rows", "nRow", "height"])
+        self.cols = rng.choice(["cols", "ncols", "numCols", "n_cols", "nCol", "width"])
+        self.mat = rng.choice(["A", "mat", "matrix", "weights", "Amat", "W"])
+        self.queue = rng.choice(["queue", "outQueue", "worklist", "frontier", "q_out", "pending"])
+        self.qlen = rng.choice(["qlen", "queueLen", "tail", "numOut", "qsize", "outCount"])
+        self.offsets = rng.choice(["offsets", "rowPtr", "segStart", "csr_offsets", "indptr"])
+        if self.stream == "queue":  # a queue-append kernel may name a parameter queue
+            self.stream = "strm"
 
     def kernel(self, *words: str) -> str:
-        base = _camel(list(words), self.snake)
+        parts = [p for w in words for p in re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", w).split()]
+        if self.abbrev:
+            parts = [_ABBREV.get(p.lower(), p) for p in parts]
+        base = _camel(parts, self.snake)
+        if self.ksuf:
+            base += ("_" + self.ksuf.lower().lstrip("_")) if self.snake else self.ksuf
         if not self.kpre:
             return base
         if self.kpre.endswith("_"):
@@ -182,6 +264,10 @@ class Names:
 # ----------------------------------------------------------------------------- warp idioms
 
 
+_WARP_MACROS = ["WARP_SIZE", "WARPSZ", "kWarp", "WARP", "kWarpSize", "LANES", ""]
+_WARP_MACROS += ["WARP_SZ", "THREADS_PER_WARP"]
+
+
 class Warp:
     """Naive and agnostic spellings of the warp idioms of one program.
 
@@ -191,7 +277,7 @@ class Warp:
 
     def __init__(self, rng: random.Random, naive: bool, nm: Names) -> None:
         self.naive = naive
-        self.macro = rng.choice(["WARP_SIZE", "WARPSZ", "kWarp", "WARP", "kWarpSize", "LANES", ""])
+        self.macro = rng.choice(_WARP_MACROS)
         self.lane_form = rng.randrange(4)
         self.warp_form = rng.randrange(3)
         self.shift = rng.choice([">>= 1", "/= 2"])
@@ -339,6 +425,7 @@ class Parts:
 _FOLD = re.compile(r"FOLD\(([^;]*)\);")
 
 _CHECKS = ["CHECK", "CUDA_CHECK", "CK", "CUDA_TRY", "gpuErrchk", "checkCuda", "CU"]
+_CHECKS += ["CUDA_SAFE_CALL", "CHECK_CUDA", "cudaCheck"]
 
 
 class Host:
@@ -1910,13 +1997,55 @@ FAMILIES = {
 }
 """Family name -> (builder, has warp-size idioms)."""
 
+# Imported here: the idiom families build on this module's Names, Warp and Parts.
+from .synth_idioms import IDIOM_FAMILIES  # noqa: E402
+
+FAMILIES.update(IDIOM_FAMILIES)
+
 # Hazard families are drawn more often: they are where rules are weakest.
-_WEIGHTS = {name: (3 if hz else 1) for name, (_, hz) in FAMILIES.items()}
+_WEIGHTS: dict[str, float] = {name: (3 if hz else 1) for name, (_, hz) in FAMILIES.items()}
+# The idiom families hold more hazard units per program: about 5% of programs each.
+_WEIGHTS.update({name: 2.5 for name in IDIOM_FAMILIES})
+
+# Words older families spell literally, respelled from the program's Names (whole
+# identifiers only, in every part of the program, so both forms agree).
+_RESPELL = {
+    "warp_rows": {"rows": "rows", "cols": "cols", "A": "mat"},
+    "warp_rows_norm": {"rows": "rows", "cols": "cols", "A": "mat"},
+    "warp_hist": {"keys": "keys", "hist": "hist"},
+    "shared_hist": {"bytes": "keys", "hist": "hist"},
+    "ballot_count": {"threshold": "thresh", "counts": "counts"},
+}
+
+
+def _respell(p: Parts, nm: Names, words: dict[str, str]) -> Parts:
+    table = {w: getattr(nm, attr) for w, attr in words.items()}
+    pat = re.compile(r"\b(" + "|".join(map(re.escape, table)) + r")\b")
+
+    def sub(x: str) -> str:
+        return pat.sub(lambda m: table[m.group(1)], x)
+
+    return replace(
+        p,
+        device=[sub(x) for x in p.device],
+        params=[sub(x) for x in p.params],
+        bufs=[replace(b, count=sub(b.count), init=sub(b.init)) for b in p.bufs],
+        launches=[
+            replace(la, grid=sub(la.grid), block=sub(la.block), args=[sub(a) for a in la.args])
+            for la in p.launches
+        ],
+        check=sub(p.check),
+        pre=[sub(x) for x in p.pre],
+        helpers=[sub(x) for x in p.helpers],
+    )
+
 
 _INCLUDES = ["#include <cstdio>", "#include <cstdlib>", "#include <cstdint>"]
 
 
-def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts, set[str]]:
+def _render(
+    seed: int, naive: bool, family: str | None, rename: int = 0
+) -> tuple[str, str, Parts, set[str]]:
     rng = random.Random(seed)
     names = list(FAMILIES)
     fam = family or rng.choices(names, weights=[_WEIGHTS[n] for n in names])[0]
@@ -1924,10 +2053,20 @@ def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts
         rng.random()  # the same draw count with or without a forced family
     st = _style(rng)
     nm = Names(rng)
+    names_rng = random.Random(f"names:{seed}:{rename}")
+    if rename:
+        # The same program under other names: its own stream, the main one drawn as before.
+        nm = Names(names_rng)
     w = Warp(rng, naive, nm)
     host = Host(rng)
+    if rename:
+        host.check = names_rng.choice(_CHECKS)
+        if w.macro:
+            w.macro = names_rng.choice([m for m in _WARP_MACROS if m])
     builder, _ = FAMILIES[fam]
     parts = builder(rng, nm, w, st)
+    if fam in _RESPELL:
+        parts = _respell(parts, nm, _RESPELL[fam])
     main = _main(parts, host, nm, rng)
     glue_lines = list(_INCLUDES)
     if rng.random() < 0.5:
@@ -1965,14 +2104,18 @@ def _render(seed: int, naive: bool, family: str | None) -> tuple[str, str, Parts
     return fam, body, parts, set(w.labels)
 
 
-def synthesize(seed: int, family: str | None = None) -> Program:
-    """The program of ``seed``: both forms, drawn from the same random stream."""
-    fam, naive, parts, labels = _render(seed, True, family)
-    _, agnostic, _, _ = _render(seed, False, family)
+def synthesize(seed: int, family: str | None = None, rename: int = 0) -> Program:
+    """The program of ``seed``: both forms, drawn from the same random stream.
+
+    ``rename`` > 0 gives the same program with its identifiers drawn again (kernels,
+    helpers, variables, macros), the same in both forms.
+    """
+    fam, naive, parts, labels = _render(seed, True, family, rename)
+    _, agnostic, _, _ = _render(seed, False, family, rename)
     _, has_hazard = FAMILIES[fam]
     hazards = tuple(sorted(labels)) if has_hazard and naive != agnostic else ()
     return Program(
-        name=f"synth_{seed:06d}_{fam}",
+        name=f"synth_{seed:06d}_{fam}" + (f"_r{rename}" if rename else ""),
         family=fam,
         naive=naive,
         agnostic=agnostic,
