@@ -293,3 +293,17 @@ def test_far_previous_tokens_read_like_near_ones(gap: int) -> None:
     far = near.replace("\n1, 32", "\n" * gap + "1, 32", 1).replace("//\n", "//\n" * gap, 1)
     assert hip(source(gap), ggl) == far
     assert rules(source(gap), ggl) == rules(source(1), ggl)
+
+
+def test_a_macro_named_like_a_written_hip_name_is_renamed_only_where_written() -> None:
+    # `min` is what umin() translates to: the file's own min macro is renamed
+    # only when the file writes umin, and each of many such macros asks the same.
+    defines = "".join(f"#define min{k}(a) (a)\n" for k in range(50))
+    macro = "#define min(a, b) ((a) < (b) ? (a) : (b))\n"
+    use = "__device__ int f(int a, int b) { return min(a, b) + umin(a, b); }\n"
+    out = hip(defines + macro + use)
+    assert "#define cass_min(a, b)" in out
+    assert "return cass_min(a, b) + min(a, b);" in out
+    assert "cass-macro-shadows-hip" in rules(defines + macro + use)
+    plain = "__device__ int f(int a, int b) { return min(a, b); }\n"
+    assert hip(defines + macro + plain) == defines + macro + plain

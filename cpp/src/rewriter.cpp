@@ -682,32 +682,33 @@ bool Rewriter::tests_hip(int keyword) const {
     return false;
 }
 
-// One pass over the directives: the #if/#elif branches that an #elif of the same
-// chain, further down, follows with a test for HIP.
-void Rewriter::find_hip_branches() {
-    hip_branches_known_ = true;
-    std::vector<std::vector<int>> chains;  // open #if chains: their branches' '#'s so far
-    for (const int h : scan_.breaks) {
-        if ((toks_[h].flags & kDirectiveHash) == 0) continue;
-        const int k = next_sig(h);
-        if (k < 0 || !in_directive(k) || !is_ident(k)) continue;
-        const std::string_view d = text(k);
-        if (d == "if" || d == "ifdef" || d == "ifndef") {
-            chains.push_back({h});
-        } else if (d == "elif" || d == "elifdef" || d == "elifndef") {
-            if (chains.empty()) continue;
-            if (tests_hip(k)) {
-                hip_follows_.insert(hip_follows_.end(), chains.back().begin(), chains.back().end());
-                chains.back().clear();
-            }
-            chains.back().push_back(h);
-        } else if (d == "else") {
-            if (!chains.empty()) chains.back().clear();  // no #elif follows an #else
-        } else if (d == "endif" && !chains.empty()) {
-            chains.pop_back();
+// The #if/#elif branches that an #elif of the same chain, further down, follows
+// with a test for HIP: directive '#' `h` with keyword `k` (`d`), fed in order by
+// scan_directives. The open chains' branches lie in one flat stack, each chain from
+// its start on: no vector per #if.
+void Rewriter::note_hip_branch(int h, int k, std::string_view d, HipChains& open) {
+    auto& branches = open.branches;
+    auto& starts = open.starts;
+    if (d == "if" || d == "ifdef" || d == "ifndef") {
+        starts.push_back(branches.size());
+        branches.push_back(h);
+    } else if (d == "elif" || d == "elifdef" || d == "elifndef") {
+        if (starts.empty()) return;
+        const auto from = branches.begin() + static_cast<std::ptrdiff_t>(starts.back());
+        if (tests_hip(k)) {
+            hip_follows_.insert(hip_follows_.end(), from, branches.end());
+            branches.erase(from, branches.end());
         }
+        branches.push_back(h);
+    } else if (d == "else") {
+        // No #elif follows an #else.
+        if (!starts.empty()) {
+            branches.resize(starts.back());
+        }
+    } else if (d == "endif" && !starts.empty()) {
+        branches.resize(starts.back());
+        starts.pop_back();
     }
-    std::sort(hip_follows_.begin(), hip_follows_.end());
 }
 
 // `#if CUDA_VERSION >= 12080 ... #elif defined(__HIPCC__) ...`: the source wrote a
@@ -731,7 +732,6 @@ bool Rewriter::steer_to_hip(int keyword) {
     if (!version || last < 0 || !balanced(keyword, last + 1) || breaks_between(keyword, last + 1)) {
         return false;
     }
-    if (!hip_branches_known_) find_hip_branches();
     if (!std::binary_search(hip_follows_.begin(), hip_follows_.end(), directive_hash_)) {
         return false;
     }
@@ -1566,76 +1566,93 @@ std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
 // compatibility shims' names, renamed wherever they are defined, since the calls
 // they would capture may come from other files; a name written only as a row's hip
 // name (min for umin) is renamed only where this file writes it.
-void Rewriter::find_shadowing_macros() {
-    const auto file_writes = [&](std::string_view w) {
+void Rewriter::note_shadowing_macro(int k) {
+    const int name = next_sig(k);
+    if (name < 0 || !is_ident(name) || !in_directive(name) || consumed_[name] != 0) return;
+    const std::string_view w = text(name);
+    const int how = t_.emits(w);
+    if (how == 0 || (how == 1 && !file_writes(w))) return;
+    // `#define hipMalloc cudaMalloc`: an alias of what HIP calls so, harmless.
+    const int body = next_sig(name);
+    if (body >= 0 && in_directive(body) && is_ident(body) &&
+        (next_sig(body) < 0 || !in_directive(next_sig(body)))) {
+        const Entry* e = sym(body).entry;
+        if (text(body) == w || (e != nullptr && (e->hip == w || e->legacy == w))) return;
+    }
+    owned_.push_back("cass_" + std::string(w));
+    const std::string_view renamed = owned_.back();
+    const auto [first, end] = uses_of(toks_[name].link, name - 1, ntok_);
+    for (const int* u = first; u != end; ++u) {
+        if (consumed_[*u] == 0) rename(*u, *u, renamed);
+    }
+    diag(name, Severity::Warning, DiagId::MacroShadowsHip,
+         "'" + std::string(w) +
+             "' is also a HIP name that the translation writes; the file's own macro "
+             "would hide HIP's, so it is renamed '" +
+             std::string(renamed) + "' from its definition on");
+}
+
+// Whether a name the file uses translates to `w` (its hip, legacy or alt name), other
+// than as a header or as itself. The names are gathered once, at the first macro that
+// asks: asking every symbol again for every such macro was quadratic.
+bool Rewriter::file_writes(std::string_view w) {
+    if (!written_known_) {
+        written_known_ = true;
         for (const Symbol& y : syms_) {
             const Entry* e = y.entry;
-            if (e != nullptr && e->cuda != w && e->kind != Kind::Include &&
-                (e->hip == w || e->legacy == w || e->alt == w)) {
-                return true;
+            if (e == nullptr || e->kind == Kind::Include) continue;
+            for (const std::string* n : {&e->hip, &e->legacy, &e->alt}) {
+                if (!n->empty() && e->cuda != *n) written_.insert(*n);
             }
         }
-        return false;
-    };
-    for (const int h : scan_.breaks) {
-        if ((toks_[h].flags & kDirectiveHash) == 0) continue;
-        const int k = next_sig(h);
-        if (k < 0 || !is_ident(k) || !in_directive(k) || text(k) != "define") continue;
-        const int name = next_sig(k);
-        if (name < 0 || !is_ident(name) || !in_directive(name) || consumed_[name] != 0) continue;
-        const std::string_view w = text(name);
-        const int how = t_.emits(w);
-        if (how == 0 || (how == 1 && !file_writes(w))) continue;
-        // `#define hipMalloc cudaMalloc`: an alias of what HIP calls so, harmless.
-        const int body = next_sig(name);
-        if (body >= 0 && in_directive(body) && is_ident(body) &&
-            (next_sig(body) < 0 || !in_directive(next_sig(body)))) {
-            const Entry* e = sym(body).entry;
-            if (text(body) == w || (e != nullptr && (e->hip == w || e->legacy == w))) continue;
-        }
-        owned_.push_back("cass_" + std::string(w));
-        const std::string_view renamed = owned_.back();
-        const auto [first, end] = uses_of(toks_[name].link, name - 1, ntok_);
-        for (const int* u = first; u != end; ++u) {
-            if (consumed_[*u] == 0) rename(*u, *u, renamed);
-        }
-        diag(name, Severity::Warning, DiagId::MacroShadowsHip,
-             "'" + std::string(w) +
-                 "' is also a HIP name that the translation writes; the file's own macro "
-                 "would hide HIP's, so it is renamed '" +
-                 std::string(renamed) + "' from its definition on");
     }
+    return written_.count(w) != 0;
 }
 
 // Whether the file includes a family's legacy header (Rewrite::LegacyApi: cublas.h)
 // and none of its other headers (cublas_v2.h): then its calls are the legacy API.
-void Rewriter::find_legacy_headers() {
+// `k`: the keyword of an #include.
+void Rewriter::note_legacy_header(int k, int& legacy, std::unordered_set<int>& modern) const {
+    const int name = next_sig(k);
+    if (name < 0 || toks_[name].kind != TokenKind::HeaderName || text(name).size() < 2) return;
+    const std::string_view w = text(name);
+    const Entry* e = t_.find(w.substr(1, w.size() - 2), true);
+    if (e == nullptr) return;
+    if (e->rewrite == Rewrite::LegacyApi) {
+        legacy = e->family;
+    } else {
+        modern.insert(e->family);
+    }
+}
+
+// One pass over the directives, before the walk: legacy headers, macros that shadow
+// HIP names, and the #if chains with a HIP branch. Each reads a directive's keyword,
+// far apart in a large file; three passes read every directive's tokens and bytes
+// three times (bench/reports/scaling.md).
+void Rewriter::scan_directives() {
     int legacy = -1;
     std::unordered_set<int> modern;
+    HipChains chains;
     for (const int h : scan_.breaks) {
         if ((toks_[h].flags & kDirectiveHash) == 0) continue;
         const int k = next_sig(h);
-        if (k < 0 || !is_ident(k) || !in_directive(k) || text(k) != "include") continue;
-        const int name = next_sig(k);
-        if (name < 0 || toks_[name].kind != TokenKind::HeaderName || text(name).size() < 2) {
-            continue;
-        }
-        const std::string_view w = text(name);
-        const Entry* e = t_.find(w.substr(1, w.size() - 2), true);
-        if (e == nullptr) continue;
-        if (e->rewrite == Rewrite::LegacyApi) {
-            legacy = e->family;
+        if (k < 0 || !is_ident(k) || !in_directive(k)) continue;
+        const std::string_view d = text(k);
+        if (d == "include") {
+            note_legacy_header(k, legacy, modern);
+        } else if (d == "define") {
+            note_shadowing_macro(k);
         } else {
-            modern.insert(e->family);
+            note_hip_branch(h, k, d, chains);
         }
     }
     legacy_family_ = legacy >= 0 && modern.count(legacy) == 0 ? legacy : -1;
+    std::sort(hip_follows_.begin(), hip_follows_.end());
 }
 
 Result Rewriter::run(const OutputBuffer* output) {
     for (const int i : scan_.decls) note_declaration(i);
-    find_legacy_headers();
-    find_shadowing_macros();
+    scan_directives();
     scan_loops();
     walk();
     dead_ = false;

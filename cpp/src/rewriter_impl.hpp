@@ -295,9 +295,17 @@ private:
     bool steer_to_hip(int keyword);
     [[nodiscard]] bool tests_hip(int keyword) const;
     [[nodiscard]] bool steered(int keyword) const;
-    void find_hip_branches();
-    void find_shadowing_macros();
-    void find_legacy_headers();
+    // The open #if chains of scan_directives: their branches' '#'s, each chain's from
+    // its start on.
+    struct HipChains {
+        std::vector<int> branches;
+        std::vector<std::size_t> starts;
+    };
+    void scan_directives();
+    void note_hip_branch(int h, int k, std::string_view d, HipChains& open);
+    void note_shadowing_macro(int k);
+    void note_legacy_header(int k, int& legacy, std::unordered_set<int>& modern) const;
+    [[nodiscard]] bool file_writes(std::string_view w);
     void report_device_only(const Entry& e, int i);
     [[nodiscard]] bool is_template_name(int name) const;
     bool is_full_mask(const Arg& a) const;
@@ -368,9 +376,11 @@ public:
     bool hip_dead_ = false;  // ... in one that no HIP compile takes (Branch::hip_dead)
     int next_region_ = 1;
     std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
-    // #if/#elif '#'s followed in their chain by an #elif that tests for HIP, once asked.
+    // #if/#elif '#'s followed in their chain by an #elif that tests for HIP, sorted.
     std::vector<int> hip_follows_;
-    bool hip_branches_known_ = false;
+    // The names the file's symbols translate to (file_writes), once asked.
+    std::unordered_set<std::string_view> written_;
+    bool written_known_ = false;
     int directive_hash_ = -1;  // the '#' of the directive being walked
     // Symbols the file declares as templates (1), once asked by template_args.
     mutable std::vector<std::uint8_t> template_syms_;
