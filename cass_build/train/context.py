@@ -54,7 +54,7 @@ _CONST_DECL = re.compile(
     rb"\b(?:static\s+)?constexpr\s+(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|unsigned|size_t|"
     rb"uint32_t|int32_t|long)\s+([A-Za-z_]\w*)\s*=\s*\(?\s*(\d+)[uUlL]*\s*\)?\s*;"
 )
-_WARPISH = re.compile(rb"warp|wave", re.IGNORECASE)
+_WARPISH = re.compile(rb"warp|wave|lanes", re.IGNORECASE)
 _LOGISH = re.compile(rb"bits|shift|log", re.IGNORECASE)
 
 
@@ -383,3 +383,22 @@ def system_includes_ok(source: bytes, system: Sequence[Path]) -> bytes:
                 continue
         out.append(line)
     return b"".join(out)
+
+
+_NAMED_CONST = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+\(?(32|5)[uU]?\)?[ \t]*(?:$|//|/\*)"
+    rb"|\bconstexpr\s+[^;=()]*?\b([A-Za-z_]\w*)\s*=\s*\(?\s*(32|5)[uU]?\s*\)?\s*;",
+    re.MULTILINE,
+)
+
+
+def warp_names(tree: Mapping[str, bytes]) -> frozenset[bytes]:
+    """Names some file of the package defines as a warp-size constant (32, or 5 bits): the
+    cheap filter before a unit's context is built."""
+    out: set[bytes] = set()
+    for data in tree.values():
+        for m in _NAMED_CONST.finditer(data):
+            name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if _WARPISH.search(name) and (value == b"32" or _LOGISH.search(name)):
+                out.add(name)
+    return frozenset(out)
