@@ -56,6 +56,8 @@ _CONST_DECL = re.compile(
 )
 _WARPISH = re.compile(rb"warp|wave|lanes", re.IGNORECASE)
 _LOGISH = re.compile(rb"bits|shift|log", re.IGNORECASE)
+#: A count of warps (``MAX_WARP_NUM 32``, ``max_warps``), not of lanes: left as it is.
+_COUNTISH = re.compile(rb"num|count|max|warps", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -339,7 +341,7 @@ def _constants(items: Sequence[Item], used: frozenset[bytes]) -> dict[bytes, int
         else:
             continue
         for name, v in pairs:
-            if name not in used or not _WARPISH.search(name):
+            if name not in used or not _WARPISH.search(name) or _COUNTISH.search(name):
                 continue
             if v == 32 or (v == 5 and _LOGISH.search(name)):
                 out[name] = v
@@ -399,6 +401,8 @@ def warp_names(tree: Mapping[str, bytes]) -> frozenset[bytes]:
     for data in tree.values():
         for m in _NAMED_CONST.finditer(data):
             name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            if _WARPISH.search(name) and (value == b"32" or _LOGISH.search(name)):
+            if _COUNTISH.search(name) or not _WARPISH.search(name):
+                continue
+            if value == b"32" or _LOGISH.search(name):
                 out.add(name)
     return frozenset(out)

@@ -744,9 +744,11 @@ def _verify(
     batch: int,
     jobs: int,
     log: Callable[[str], None],
+    context: str = "held-out",
 ) -> _Verified:
     """Synthesized programs compile in batches; sdist files alone, syntax only. The units
-    of a program that fails are dropped."""
+    of a program that fails are dropped. ``context`` (``CONTEXT_MODES``): whose units that
+    fail alone get a second try with their context; the context pairs always get theirs."""
     log(f"verifying {len(units.programs)} translated programs with {toolchain.hipcc}")
     by_name = {n: files[int(n[6:])] for n, _ in units.programs}
     synth_progs = [(n, d) for n, d in units.programs if by_name[n].source == "synth"]
@@ -777,8 +779,13 @@ def _verify(
     )
     # Second try, with each unit's context: what failed alone, and the context pairs.
     routed = {i for i, r in enumerate(units.records) if r.get("_route") == "context"}
+    retry = {
+        i
+        for i in alone - rescued
+        if context == "all" or (context == "held-out" and units.records[i]["_split"] == "test")
+    }
     in_context = _units_in_context(
-        sorted((alone - rescued) | routed),
+        sorted(retry | routed),
         units,
         files,
         toolchain,
@@ -863,6 +870,10 @@ def _units_alone(
 _TORCH = re.compile(rb"\b(?:at|torch|c10|pybind11|py)::|\b(?:AT|TORCH|C10)_[A-Z]")
 #: Programs per compiled batch when each brings its context (tens of kB each).
 CONTEXT_BATCH = 20
+#: Whose units failing alone are tried again with their context. ``all`` costs ~3,000
+#: context compiles (about 20 minutes on 2 busy cores); the default, ``held-out``, the
+#: test packages' few hundred.
+CONTEXT_MODES = ("all", "held-out", "off")
 
 
 def _units_in_context(
@@ -1013,9 +1024,11 @@ def build(
     cache: Path | None = None,
     jobs: int = 2,
     batch: int = 100,
+    context: str = "held-out",
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Build the data set into ``out_dir`` (written to a temporary sibling, then renamed)."""
+    """Build the data set into ``out_dir`` (written to a temporary sibling, then renamed).
+    ``context``: see ``CONTEXT_MODES``."""
     started = time.perf_counter()
     root = root or Path(__file__).resolve().parents[2]
     toolchain = find_hip()
@@ -1032,7 +1045,9 @@ def build(
     units = _Units()
     for fi, f in enumerate(files):
         _file_units(fi, f, settings, units, counts[f.source])
-    verified = _verify(files, units, toolchain, counts, batch=batch, jobs=jobs, log=log)
+    verified = _verify(
+        files, units, toolchain, counts, batch=batch, jobs=jobs, log=log, context=context
+    )
 
     log("dedup against bench/programs and tests/")
     ref = reference_units(root)
@@ -1063,7 +1078,8 @@ def build(
         hazard_units = sum(1 for v in final.values() for r in v if r["hazards"])
         manifest = {
             "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
-            + ("" if sdist else " --no-sdist"),
+            + ("" if sdist else " --no-sdist")
+            + ("" if context == "held-out" else f" --context {context}"),
             "seed": seed,
             "commit": commit,
             "hip_version": ".".join(map(str, settings.resolved_hip_version())),
