@@ -122,3 +122,22 @@ def test_unit_fails_alone_and_verifies_with_its_context() -> None:
     failed, _ = compile_batches(programs, toolchain, batch=1, jobs=1, syntax=True)
     assert set(failed) == {"cass_p0"}
     assert "warp_sum" in failed["cass_p0"] or "Pair" in failed["cass_p0"]
+
+
+def test_data_build_makes_a_context_pair_from_the_package() -> None:
+    from collections import Counter
+
+    from cass_build.train.corpus import SourceFile
+    from cass_build.train.dataset import _file_units, _Units
+
+    rel = "csrc/kernels/row_sums.cu"
+    f = SourceFile(file_id=f"pkg/{rel}", source="sdist:pkg", data=KERNEL_CU, tree=TREE, relpath=rel)
+    units, counts = _Units(), Counter[str]()
+    _file_units(0, f, data_settings(), units, counts)
+    pairs = [r for r in units.records if r["origin"] == "context"]
+    assert len(pairs) == 1 and counts["units_context_hazard_candidates"] == 1
+    pair = pairs[0]
+    assert pair["_route"] == "context" and pair["_ctx"] == (0, 0) and pair["naive"]
+    assert "threadIdx.x % 32" in pair["cuda"] and "kWarpLanes" not in pair["cuda"]
+    assert "warpSize" in pair["hip"] and "kWarpLanes" not in pair["hip"]
+    assert "cass-warp-lane-arith" in pair["hazards"]
