@@ -141,3 +141,9 @@ def test_data_build_makes_a_context_pair_from_the_package() -> None:
     assert "threadIdx.x % 32" in pair["cuda"] and "kWarpLanes" not in pair["cuda"]
     assert "warpSize" in pair["hip"] and "kWarpLanes" not in pair["hip"]
     assert "cass-warp-lane-arith" in pair["hazards"]
+
+
+def test_host_code_is_no_device_unit() -> None:
+    uc = _context().for_unit("csrc/kernels/row_sums.cu", 0)
+    assert uc.device(b"KSUM_INLINE int f() { return kWarpLanes; }")
+    assert not uc.device(b"void launch(int n) { dim3 block(n / kWarpLanes * kWarpLanes); }")

@@ -88,6 +88,18 @@ class UnitContext:
     spaces: tuple[bytes, ...] = ()
     """The namespaces the unit itself is declared in."""
 
+    def device(self, unit: bytes) -> bool:
+        """Is ``unit`` device code: ``__global__``/``__device__``, spelled out or through a
+        macro of the context (``DS_D_INLINE``)?"""
+        marks = (b"__global__", b"__device__")
+        if any(m in unit for m in marks):
+            return True
+        words = _code_words(unit)
+        return any(
+            i.kind == "define" and i.defines & words and any(m in i.text for m in marks)
+            for i in self.items
+        )
+
     def wrap(self, unit: bytes) -> bytes:
         """``unit`` (a form of the declaration) inside its own namespaces."""
         opens = b"".join(s + b"\n" for s in self.spaces)

@@ -588,6 +588,11 @@ def _context_record(
     forms = warp_forms(cu, uc.constants)
     if forms is None:
         return
+    if not uc.device(cu):
+        # Host code sizing launches: its agnostic form reads the device's warp size at run
+        # time (hipDeviceProp_t), which no local rewrite gives; `warpSize` is device-side.
+        c["units_context_hazard_host"] += 1
+        return
     naive, agnostic = forms
     c["units_context_hazard_candidates"] += 1
     hip = _context_target(agnostic, settings)
@@ -1105,9 +1110,9 @@ def build(
             ),
             "units_per_package": _per_package(final),
             "context_route": {
-                src.split(":", 1)[1]: {k: v for k, v in sorted(c.items()) if "context" in k}
+                src.split(":", 1)[1]: {k: v for k, v in sorted(c.items()) if "context" in k and v}
                 for src, c in sorted(counts.items())
-                if src.startswith("sdist:") and any("context" in k for k in c)
+                if src.startswith("sdist:") and any("context" in k and v for k, v in c.items())
             },
             "sdist": sdist_manifest,
         }
