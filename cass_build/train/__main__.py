@@ -23,6 +23,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     data.add_argument("--jobs", type=int, default=2, help="parallel hipcc processes")
     data.add_argument("--batch", type=int, default=100, help="programs per compiled batch")
+    data.add_argument(
+        "--context",
+        choices=("all", "held-out", "off"),
+        default="held-out",
+        help="whose sdist units failing alone are verified again with their context",
+    )
     args = ap.parse_args(argv)
 
     from .dataset import build
@@ -40,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         cache=args.cache,
         jobs=args.jobs,
         batch=args.batch,
+        context=args.context,
         log=log,
     )
     return 0

@@ -41,6 +41,7 @@ from ..pipeline.toolchain import HipToolchain, find_hip
 from ..rules import translate_bytes
 from ..rules.diagnostics import rule_id, rule_ids
 from ..settings import Settings
+from .context import PackageContext, UnitContext, system_includes_ok, warp_forms, warp_names
 from .corpus import SourceFile
 from .naivify import naivify, widen
 from .synth import Program, synthesize
@@ -443,6 +444,24 @@ class _Units:
     """(name, translated program): the program each target belongs to, compiled whole."""
     owner: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     """Each program's records (their indices)."""
+    contexts: dict[int, tuple[PackageContext, frozenset[bytes]]] = field(default_factory=dict)
+    """Per package tree (by id): its context reader and the warp-constant names it defines."""
+    unit_contexts: dict[tuple[int, int], UnitContext] = field(default_factory=dict)
+    """(file index, declaration index): the declaration's context, built once."""
+
+    def context(self, fi: int, k: int, f: SourceFile) -> UnitContext:
+        if (fi, k) not in self.unit_contexts:
+            self.unit_contexts[fi, k] = self.package(f)[0].for_unit(f.relpath, k)
+        return self.unit_contexts[fi, k]
+
+    def package(self, f: SourceFile) -> tuple[PackageContext, frozenset[bytes]]:
+        from .sdist import _roots
+
+        assert f.tree is not None
+        key = id(f.tree)
+        if key not in self.contexts:
+            self.contexts[key] = (PackageContext(f.tree, _roots(f.tree)), warp_names(f.tree))
+        return self.contexts[key]
 
 
 def _collect(
@@ -547,6 +566,75 @@ def _widened(text: bytes, settings: Settings) -> bytes | None:
     return hip
 
 
+#: Warnings a context target may keep: a full 32-bit shuffle mask, and ``warpSize`` where a
+#: constant is needed (HIP 5.2's ``warpSize`` is ``static constexpr``: the compile decides).
+_TARGET_OK = frozenset(rule_ids("warp-mask32", "warpsize-constant"))
+
+
+def _context_target(agnostic: bytes, settings: Settings) -> bytes | None:
+    """The native translation of an agnostic candidate, widened where the rules still warn
+    of a 32-lane assumption; None when a warning (or an error) remains."""
+    for text in (agnostic, (widen(_latin(agnostic)) or "").encode("latin-1")):
+        if not text:
+            continue
+        hip, diags = _translate(text, settings)
+        if not (set(_warnings(diags)) - _TARGET_OK) and not any(
+            d.severity == "error" for d in diags
+        ):
+            return hip
+    return None
+
+
+def _context_record(
+    fi: int, f: SourceFile, k: int, cu: bytes, settings: Settings, units: _Units, c: Counter[str]
+) -> None:
+    """A hazard pair from a real unit that names a warp-size constant of its package: the
+    constant spelled as its value (the code as nvcc compiles it), and the ``warpSize`` form's
+    translation as the target. Verified later, with the unit's context."""
+    if f.vendored or f.tree is None:
+        return
+    _, names = units.package(f)
+    if not names & set(re.findall(rb"[A-Za-z_]\w*", cu)):
+        return
+    uc = units.context(fi, k, f)
+    forms = warp_forms(cu, uc.constants)
+    if forms is None:
+        return
+    if not uc.device(cu):
+        # Host code sizing launches: its agnostic form reads the device's warp size at run
+        # time (hipDeviceProp_t), which no local rewrite gives; `warpSize` is device-side.
+        c["units_context_hazard_host"] += 1
+        return
+    naive, agnostic = forms
+    c["units_context_hazard_candidates"] += 1
+    hip = _context_target(agnostic, settings)
+    if hip is None:
+        c["units_context_hazard_no_target"] += 1
+        return
+    if max(len(naive), len(hip)) > MAX_UNIT_BYTES:
+        c["units_context_hazard_over_cap"] += 1
+        return
+    _, ndiags = _translate(naive, settings)
+    units.records.append(
+        {
+            "id": f"{f.file_id}#{k}c",
+            "source": f.source,
+            "package": f.source.split(":", 1)[1],
+            "file": f.file_id,
+            "cuda": _latin(naive),
+            "hip": _latin(hip),
+            # No diagnostic: the 32 stands where a named warp-size constant stood, which is
+            # what the rules flag at its definition.
+            "hazards": _hazards_of(ndiags) or [rule_id("warp-size-literal")],
+            "naive": True,
+            "origin": "context",
+            "_split": f.split,
+            "_ctx": (fi, k),
+            "_route": "context",
+        }
+    )
+
+
 def _hash_seed(key: str) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
@@ -595,6 +683,8 @@ def _file_units(fi: int, f: SourceFile, settings: Settings, units: _Units, c: Co
         if tgt.error:
             c["units_translation_failed"] += 1
             continue
+        if kind == "sdist":
+            _context_record(fi, f, k, cu, settings, units, c)
         if tgt.hazard and kind == "sdist":
             # Real code that hard-codes 32 lanes: its native translation keeps the hazard,
             # so it is no target. Where a mechanical widening removes every warning, the
@@ -619,6 +709,7 @@ def _file_units(fi: int, f: SourceFile, settings: Settings, units: _Units, c: Co
                         "origin": "widen",
                         "_split": f.split,
                         "_alone": True,
+                        "_ctx": (fi, k),
                     }
                 )
             continue
@@ -645,6 +736,7 @@ def _file_units(fi: int, f: SourceFile, settings: Settings, units: _Units, c: Co
                     "naive": is_naive,
                     "origin": "naivify" if tag.startswith("n") else kind,
                     "_split": f.split,
+                    "_ctx": (fi, k) if kind == "sdist" else None,
                 }
             )
 
@@ -669,9 +761,11 @@ def _verify(
     batch: int,
     jobs: int,
     log: Callable[[str], None],
+    context: str = "held-out",
 ) -> _Verified:
     """Synthesized programs compile in batches; sdist files alone, syntax only. The units
-    of a program that fails are dropped."""
+    of a program that fails are dropped. ``context`` (``CONTEXT_MODES``): whose units that
+    fail alone get a second try with their context; the context pairs always get theirs."""
     log(f"verifying {len(units.programs)} translated programs with {toolchain.hipcc}")
     by_name = {n: files[int(n[6:])] for n, _ in units.programs}
     synth_progs = [(n, d) for n, d in units.programs if by_name[n].source == "synth"]
@@ -700,18 +794,50 @@ def _verify(
         jobs=jobs,
         log=log,
     )
+    # Second try, with each unit's context: what failed alone, and the context pairs.
+    routed = {i for i, r in enumerate(units.records) if r.get("_route") == "context"}
+    retry = {
+        i
+        for i in alone - rescued
+        if context == "all" or (context == "held-out" and units.records[i]["_split"] == "test")
+    }
+    in_context = _units_in_context(
+        sorted(retry | routed),
+        units,
+        files,
+        toolchain,
+        counts,
+        batch=batch,
+        jobs=jobs,
+        log=log,
+    )
     for n in failed:
         f = by_name[n]
         if f.source == "synth":
             counts[f.source]["files_failed_compile"] += 1
-        alive = sum(i in rescued for i in units.owner[n])
-        counts[f.source]["units_failed_compile"] += len(units.owner[n]) - alive
+        owned = units.owner[n]
+        alive = sum(i in rescued for i in owned)
+        late = sum(i in in_context and i not in rescued for i in owned)
+        counts[f.source]["units_failed_compile"] += len(owned) - alive - late
         counts[f.source]["units_verified_alone"] += alive
-    dead = {i for n in failed for i in units.owner[n]} - rescued
-    # Widened targets were not in their file's compiled program: only their own check counts.
-    unchecked = {i for i, r in enumerate(units.records) if r.get("_alone") and i not in rescued}
+        counts[f.source]["units_verified_context"] += late
+    checked = rescued | in_context
+    dead = {i for n in failed for i in units.owner[n]} - checked
+    # Widened and context targets were not in their file's compiled program: only their own
+    # check counts.
+    unchecked = {
+        i
+        for i, r in enumerate(units.records)
+        if (r.get("_alone") or r.get("_route")) and i not in checked
+    }
     for i in unchecked - dead:
-        counts[units.records[i]["source"]]["units_widened_failed_compile"] += 1
+        r = units.records[i]
+        stage = "units_widened_failed_compile" if r.get("_alone") else "units_context_hazard_failed"
+        counts[r["source"]][stage] += 1
+    for i in (routed | {i for i, r in enumerate(units.records) if r.get("_alone")}) & in_context:
+        r = units.records[i]
+        tag = "hazard" if r.get("_route") else "widened"
+        counts[r["source"]][f"units_context_{tag}_verified"] += 1
     dead |= unchecked
     kept = [r for i, r in enumerate(units.records) if i not in dead]
     return _Verified(kept, failures, failed, cstats, by_name, synth_progs)
@@ -757,6 +883,78 @@ def _units_alone(
     }
 
 
+#: Units that name PyTorch's API: their context is torch's headers, which are not installed.
+_TORCH = re.compile(rb"\b(?:at|torch|c10|pybind11|py)::|\b(?:AT|TORCH|C10)_[A-Z]")
+#: Programs per compiled batch when each brings its context (tens of kB each).
+CONTEXT_BATCH = 20
+#: Whose units failing alone are tried again with their context. ``all`` costs ~3,000
+#: context compiles (about 20 minutes on 2 busy cores); the default, ``held-out``, the
+#: test packages' few hundred.
+CONTEXT_MODES = ("all", "held-out", "off")
+
+
+def _units_in_context(
+    indices: Sequence[int],
+    units: _Units,
+    files: Sequence[SourceFile],
+    toolchain: HipToolchain,
+    counts: dict[str, Counter[str]],
+    *,
+    batch: int,
+    jobs: int,
+    log: Callable[[str], None],
+) -> set[int]:
+    """The sdist records whose target (and, for a context pair, whose 32-lane source too)
+    compiles for gfx90a after its unit's context, syntax only (``context.PackageContext``:
+    the translated closure of the local definitions it uses)."""
+    from .sdist import _system_dirs
+
+    settings = data_settings()
+    system = _system_dirs(toolchain)
+    hip_of: dict[bytes, bytes] = {}
+
+    def translated(cuda: bytes) -> bytes:
+        if cuda not in hip_of:
+            hip_of[cuda] = system_includes_ok(_translate(cuda, settings)[0], system)
+        return hip_of[cuda]
+
+    texts: dict[bytes, int] = {}
+    needs: dict[int, list[int]] = {}
+    for i in indices:
+        r = units.records[i]
+        if r.get("_ctx") is None:
+            continue
+        fi, k = r["_ctx"]
+        f = files[fi]
+        c = counts[f.source]
+        if _TORCH.search(r["cuda"].encode("latin-1")):
+            c["units_context_skipped_torch"] += 1
+            continue
+        uc = units.context(fi, k, f)
+        if not uc.items:
+            c["units_context_empty"] += 1
+            continue
+        c["units_context_tried"] += 1
+        progs = [translated(uc.source) + b"\n" + uc.wrap(r["hip"].encode("latin-1"))]
+        if r.get("_route"):
+            progs.append(translated(uc.source + b"\n" + uc.wrap(r["cuda"].encode("latin-1"))))
+        needs[i] = [texts.setdefault(_ALONE_PRELUDE + p, len(texts)) for p in progs]
+    if not texts:
+        return set()
+    programs = [(f"cass_p{n}", text) for text, n in texts.items()]
+    log(f"verifying {len(needs)} sdist units with their context ({len(programs)} programs)")
+    failed, _ = compile_batches(
+        programs,
+        toolchain,
+        batch=min(batch, CONTEXT_BATCH),
+        jobs=jobs,
+        syntax=True,
+        flags=["-ferror-limit=0"],
+        log=log,
+    )
+    return {i for i, ns in needs.items() if not any(f"cass_p{n}" in failed for n in ns)}
+
+
 def _decontaminate(
     kept: list[dict[str, Any]], ref: Reference, counts: dict[str, Counter[str]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -792,7 +990,7 @@ def _by_split(
             counts[r["source"]][f"kept_{split}"] += 1
             if r["hazards"]:
                 counts[r["source"]][f"kept_{split}_hazard"] += 1
-            if r["origin"] in ("naivify", "widen"):
+            if r["origin"] in ("naivify", "widen", "context"):
                 counts[r["source"]][f"kept_{split}_{r['origin']}"] += 1
     return final
 
@@ -829,6 +1027,7 @@ def _per_package(final: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, 
             c[f"{split}_hazard"] += bool(r["hazards"])
             c[f"{split}_naivified"] += r["origin"] == "naivify"
             c[f"{split}_widened"] += r["origin"] == "widen"
+            c[f"{split}_context"] += r["origin"] == "context"
     return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
 
 
@@ -842,9 +1041,11 @@ def build(
     cache: Path | None = None,
     jobs: int = 2,
     batch: int = 100,
+    context: str = "held-out",
     log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Build the data set into ``out_dir`` (written to a temporary sibling, then renamed)."""
+    """Build the data set into ``out_dir`` (written to a temporary sibling, then renamed).
+    ``context``: see ``CONTEXT_MODES``."""
     started = time.perf_counter()
     root = root or Path(__file__).resolve().parents[2]
     toolchain = find_hip()
@@ -861,7 +1062,9 @@ def build(
     units = _Units()
     for fi, f in enumerate(files):
         _file_units(fi, f, settings, units, counts[f.source])
-    verified = _verify(files, units, toolchain, counts, batch=batch, jobs=jobs, log=log)
+    verified = _verify(
+        files, units, toolchain, counts, batch=batch, jobs=jobs, log=log, context=context
+    )
 
     log("dedup against bench/programs and tests/")
     ref = reference_units(root)
@@ -892,7 +1095,8 @@ def build(
         hazard_units = sum(1 for v in final.values() for r in v if r["hazards"])
         manifest = {
             "command": f"python -m cass_build.train data {out_dir} --seed {seed} --synth {synth}"
-            + ("" if sdist else " --no-sdist"),
+            + ("" if sdist else " --no-sdist")
+            + ("" if context == "held-out" else f" --context {context}"),
             "seed": seed,
             "commit": commit,
             "hip_version": ".".join(map(str, settings.resolved_hip_version())),
@@ -917,6 +1121,11 @@ def build(
                 m["package"] for m in sdist_manifest if m.get("split") == "test"
             ),
             "units_per_package": _per_package(final),
+            "context_route": {
+                src.split(":", 1)[1]: {k: v for k, v in sorted(c.items()) if "context" in k and v}
+                for src, c in sorted(counts.items())
+                if src.startswith("sdist:") and any("context" in k and v for k, v in c.items())
+            },
             "sdist": sdist_manifest,
         }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
