@@ -515,3 +515,24 @@ def test_table_from_rows_is_the_table_of_entries() -> None:
         assert _core.translate(source, by_rows, options) == _core.translate(
             source, by_entries, options
         )
+
+
+def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """``cass translate DIR --out-dir OUT --verify none`` starts once per tree, and its
+    start is part of its cost: no toolchain look-up, no process runner, no shutil (bz2,
+    lzma: argparse's formatter asks the terminal's width only when help is written)."""
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.cu").write_bytes(b'#include "sub/b.cuh"\n' + KERNEL)
+    (src / "sub" / "b.cuh").write_bytes(b"cudaStream_t s;\n")
+    argv = [sys.executable, "-X", "importtime", "-m", "cass_build", "translate", str(src)]
+    argv += ["--out-dir", str(tmp_path / "out"), "--verify", "none", "-q"]
+    env = {**os.environ, "CASS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert b"hipStream_t" in (tmp_path / "out" / "sub" / "b.cuh").read_bytes()
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    assert "cass_build.cli.tree_batch" in loaded  # the batch ran
+    avoidable = {"shutil", "shlex", "subprocess", "cass_build.pipeline.toolchain"}
+    avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
+    assert loaded & avoidable == set()

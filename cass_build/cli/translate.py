@@ -221,9 +221,6 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
 def _pipeline_options(
     args: argparse.Namespace, settings: Settings, tree_roots: tuple[Path, Path] | None
 ) -> PipelineOptions:
-    import shlex
-
-    from ..pipeline.toolchain import parse_archs
     from ..settings import options_from_env
 
     mirror = []
@@ -239,7 +236,7 @@ def _pipeline_options(
         "settings": settings,
         "include_dirs": tuple(args.include_dirs),
         "defines": tuple(args.defines),
-        "flags": tuple(f for group in args.hip_flags for f in shlex.split(group)),
+        "flags": _split_flags(args.hip_flags),
         "mirror": tuple(mirror),
         "allow_unverified": args.allow_unverified,
         "use_cache": not args.no_cache,
@@ -250,8 +247,19 @@ def _pipeline_options(
     if args.verify:
         changes["verify"] = args.verify
     if args.offload_arch:
+        from ..pipeline.toolchain import parse_archs  # here: the toolchain only when named
+
         changes["archs"] = tuple(a for v in args.offload_arch for a in parse_archs(v))
     return options_from_env(**changes)
+
+
+def _split_flags(groups: list[str]) -> tuple[str, ...]:
+    """Each ``--hip-flags`` value split as a shell would (shlex only when there are any)."""
+    if not groups:
+        return ()
+    import shlex
+
+    return tuple(f for group in groups for f in shlex.split(group))
 
 
 def run(args: argparse.Namespace, err: TextIO) -> int:
