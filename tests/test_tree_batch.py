@@ -369,7 +369,13 @@ def _hostile_tree(root: Path) -> Path:
 
 
 def _run_tree(
-    root: Path, out: str, flags: list[str], *, batch: bool, monkeypatch: pytest.MonkeyPatch
+    root: Path,
+    out: str,
+    flags: list[str],
+    *,
+    batch: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    stale: bool = True,
 ) -> tuple[Any, ...]:
     import io
     import json
@@ -388,9 +394,10 @@ def _run_tree(
     monkeypatch.setattr(pipeline, "translate_file", counted)
     monkeypatch.chdir(root)
     monkeypatch.setenv("CASS_CACHE_DIR", str(root / f"cache-{out}"))
-    for stale in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
-        (root / out / stale).parent.mkdir(parents=True, exist_ok=True)
-        (root / out / stale).write_bytes(b"a failed check kept this; a pass removes it\n")
+    for name in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
+        if stale:
+            (root / out / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / out / name).write_bytes(b"a failed check kept this; a pass removes it\n")
     err = io.StringIO()
     argv = ["translate", "src", "--out-dir", out, "--verify", "none", "-j", "2"]
     argv += [f.replace("OUT", out) for f in flags] + ["--report", f"{out}.json"]
@@ -442,6 +449,52 @@ def test_batch_run_is_the_per_file_run(
         # of sub/b.inc (a header the tree's listing leaves out, so no file of the batch)
         assert per_file == ["src/a.cu", "src/binary.cu", "src/empty.cu", "src/latin1.cu",
                             "src/sub/c.cu"]  # fmt: skip
+
+
+@pytest.mark.parametrize("flags", [[], ["--werror", "-q"], ["--stats", "csv"]])
+def test_plain_tree_run_is_the_per_file_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
+    # A tree the core does whole (every file read, translated and written by it; no stale
+    # candidate): _run_batch tallies its items at once (translate._all_plain), and that
+    # must be the per-file run too, written the first time and unchanged the second.
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.cu").write_bytes(
+        b'#include "sub/b.cuh"\n__device__ float f(float a) { return __fadd_rz(a, a); }\n'
+        b"void g() { cudaNotAnApi(1); }\n" + KERNEL  # an error and a warning
+    )
+    (src / "sub" / "b.cuh").write_bytes(
+        b"cudaStream_t s;\n__device__ int g() { return warpSize; }\n"
+    )
+    (src / "sub" / "c.cu").write_bytes(b"#include <cuda.h>\nvoid h() { cudaNotAnApi(2); }\n")
+    (src / "d.cpp").write_bytes(b"int main() { return 0; }\n")
+    (src / "e.cuh").write_bytes(b"__device__ float e(float a) { return __fadd_rz(a, 1); }\n")
+    from cass_build.cli import translate
+
+    tallied = []
+
+    def at_once(*args: Any) -> bool:
+        tallied.append(plain(*args))
+        return tallied[-1]
+
+    plain = translate._all_plain
+    runs = []
+    for _ in range(2):
+        monkeypatch.setattr(translate, "_all_plain", at_once)
+        got = _run_tree(tmp_path, "bulk", flags, batch=True, monkeypatch=monkeypatch, stale=False)
+        want = _run_tree(tmp_path, "one", flags, batch=False, monkeypatch=monkeypatch, stale=False)
+        assert got[:4] == want[:4]
+        assert got[4] == []  # the core did every file
+        assert tallied.pop() is True  # and _run_batch tallied them at once
+        runs.append(got)
+    code, err, files, report, _ = runs[0]
+    assert runs[1][:4] == runs[0][:4]
+    assert code == 1 and "src/a.cu:2:38: error: '__fadd_rz' has no HIP" in err
+    assert ("src/a.cu:3:12: warning: 'cudaNotAnApi'" in err) == ("-q" not in flags)
+    assert len(report["files"]) == 5 and b"hipStream_t s;" in files["sub/b.cuh"]
+    assert err.index("src/e.cuh:1:38: error") < err.index("src/sub/c.cu:2:12")
+    assert ("cass: 5 file(s) translated" in err) == ("-q" not in flags)
 
 
 def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:
