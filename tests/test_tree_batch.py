@@ -214,6 +214,31 @@ def test_tree_listing_sorts_as_paths_do(
     assert problems == []
 
 
+def test_tree_listing_sorts_as_paths_do_on_random_trees(tmp_path: Path) -> None:
+    # Names from characters on both sides of "/" in code point order (and beyond ASCII),
+    # so that a part that is a prefix of another, or differs in its last character, is
+    # common: walk.py sorts by "/" as NUL, which must be Path's order by parts.
+    from cass_build.cli.walk import tree_sources
+
+    rng = random.Random(16)
+    alphabet = ["!", "-", ".", "0", "A", "_", "a", "\u00e9", "\u4e2d"]
+    for k in range(300):
+        parts = [
+            "".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(rng.randint(1, 3))
+        ]
+        path = tmp_path / "t" / "/".join(parts[:-1]) / f"{parts[-1]}{k % 7}.cu"
+        if any(p in (".", "..") for p in parts) or path.parent.is_file():
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n")
+        except (FileExistsError, NotADirectoryError):
+            continue  # a name taken by a file at another depth
+    files, problems = tree_sources(tmp_path / "t", (".cu",))
+    assert problems == [] and len(files) > 200
+    assert files == sorted(files) == sorted(p for p in (tmp_path / "t").rglob("*.cu"))
+
+
 def test_tree_names_say_which_sources_are_symlinks(tmp_path: Path) -> None:
     # The core takes the listing's word that the others are plain files (no lstat).
     from cass_build.cli.translate import TREE_SUFFIXES
