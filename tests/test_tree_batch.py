@@ -180,6 +180,35 @@ def test_tree_run_writes_outputs_and_keeps_unchanged_ones(tmp_path: Path) -> Non
     assert stamps == {p: p.stat().st_mtime_ns for p in out.rglob("*")}  # nothing rewritten
 
 
+@pytest.mark.parametrize("size", [20, 65_536, 65_537, 65_538, 200_000])
+def test_tree_run_rewrites_exactly_the_changed_outputs(tmp_path: Path, size: int) -> None:
+    # An existing output is compared with the new bytes in pieces as it is read
+    # (batch.cpp holds): unchanged keeps its file, one byte changed at the start, in the
+    # middle or at the end, or a byte more or fewer, is written again; sizes around the
+    # piece (64 KiB) and past it.
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "big.cuh").write_bytes(b"cudaStream_t s;\n" + b"/" * (size - 16))
+    out = tmp_path / "out" / "big.cuh"
+    assert _cass("src", "--out-dir", "out", "--verify", "none", cwd=tmp_path).returncode == 0
+    want = out.read_bytes()
+    assert want.startswith(b"hipStream_t s;") and len(want) == size - 1  # 64 KiB and around
+    edits = [
+        lambda b: b,
+        lambda b: b"x" + b[1:],
+        lambda b: b[: len(b) // 2] + b"x" + b[len(b) // 2 + 1 :],
+        lambda b: b[:-1] + b"x",
+        lambda b: b + b"/",
+        lambda b: b[:-1],
+    ]
+    for k, edit in enumerate(edits):
+        out.write_bytes(edit(want))
+        os.utime(out, ns=(1, 1))
+        assert _cass("src", "--out-dir", "out", "--verify", "none", cwd=tmp_path).returncode == 0
+        assert out.read_bytes() == want
+        assert (out.stat().st_mtime_ns == 1) == (k == 0)  # only an unchanged one is kept
+
+
 def test_tree_run_refuses_an_output_that_is_an_input(tmp_path: Path) -> None:
     src = _tree(tmp_path)
     out = tmp_path / "out"
