@@ -627,7 +627,8 @@ def test_table_from_rows_is_the_table_of_entries() -> None:
 def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     """``cass translate DIR --out-dir OUT --verify none`` starts once per tree, and its
     start is part of its cost: no toolchain look-up, no process runner, no shutil (bz2,
-    lzma: argparse's formatter asks the terminal's width only when help is written)."""
+    lzma: argparse's formatter asks the terminal's width only when help is written), no
+    typing (its names are imported for type checkers only)."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     (src / "a.cu").write_bytes(b'#include "sub/b.cuh"\n' + KERNEL)
@@ -642,4 +643,5 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     assert "cass_build.cli.tree_batch" in loaded  # the batch ran
     avoidable = {"shutil", "shlex", "subprocess", "cass_build.pipeline.toolchain"}
     avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
+    avoidable |= {"typing", "cass_build.rules.diagnostics"}  # annotations only, here
     assert loaded & avoidable == set()

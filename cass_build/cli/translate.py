@@ -6,15 +6,17 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from .._version import __version__
 from ..errors import CassError, UsageError, VerificationError
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, format_error
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Set as AbstractSet
+    from typing import Any, TextIO
 
     from ..pipeline import PipelineOptions, Result
     from ..rules.stats import Stats

@@ -14,14 +14,19 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from ..errors import UsageError
 from ..rules.stats import Stats
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..rules.diagnostics import Diagnostic
     from ..settings import Settings
+else:
+    Protocol = object  # Strategy is a type checker's Protocol: nothing checks it at run time
 
 __all__ = [
     "Candidate",
