@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,7 @@ def test_tree_run_rewrites_exactly_the_changed_outputs(tmp_path: Path, size: int
     assert _cass("src", "--out-dir", "out", "--verify", "none", cwd=tmp_path).returncode == 0
     want = out.read_bytes()
     assert want.startswith(b"hipStream_t s;") and len(want) == size - 1  # 64 KiB and around
-    edits = [
+    edits: list[Callable[[bytes], bytes]] = [
         lambda b: b,
         lambda b: b"x" + b[1:],
         lambda b: b[: len(b) // 2] + b"x" + b[len(b) // 2 + 1 :],
