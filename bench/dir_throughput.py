@@ -189,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="scratch (default /dev/shm)")
     parser.add_argument("--out", type=Path, default=HERE / "reports")
     args = parser.parse_args(argv)
+    load_at_start = os.getloadavg()
 
     base = args.work or (Path("/dev/shm") if Path("/dev/shm").is_dir() else None)
     with tempfile.TemporaryDirectory(prefix="cass-dirbench-", dir=base) as name:
@@ -237,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         "reps": args.reps,
         "jobs": args.jobs,
         "cpus": os.cpu_count(),
+        "load_average_at_start": load_at_start,
         "load_average": os.getloadavg(),
         "work": str(base or tempfile.gettempdir()),
         "baseline": args.baseline,
@@ -259,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Tree: {len(info.files)} files, {info.bytes / 1e6:.1f} MB (corpus_gen, seed "
         f"{args.seed}, 2-9 KiB files), in {doc['work']}. `-j {args.jobs}` on "
-        f"{os.cpu_count()} CPUs; load average at the end {doc['load_average'][0]:.2f} "
+        f"{os.cpu_count()} CPUs; load average (1 min) {load_at_start[0]:.2f} at the start, "
+        f"{doc['load_average'][0]:.2f} at the end "
         "(the machine is shared). Median of "
         f"{args.reps} alternating repetitions. "
         + (

@@ -6,11 +6,13 @@ else load on first use, since build hooks import this package on every configure
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ._version import __version__
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import Translation, translate, translate_file
     from .errors import CassError
     from .settings import Settings

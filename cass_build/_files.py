@@ -20,9 +20,12 @@ import sys
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import TextIO
 
 from .errors import InputError, OutputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 __all__ = [
     "atomic_text",

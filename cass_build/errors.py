@@ -6,8 +6,7 @@ its own line below it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .pipeline.failures import UntranslatedHeader
 

@@ -15,13 +15,15 @@ import dataclasses
 import functools
 import os
 import re
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
 from .errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 __all__ = [
     "NEWEST_HIP",
@@ -276,6 +278,8 @@ def installed_hip_version() -> tuple[int, int] | None:
             continue
         if b"MAJOR" in found and b"MINOR" in found:
             return (int(found[b"MAJOR"]), int(found[b"MINOR"]))
+    import shutil  # here: found in the headers, as usual, it is not needed
+
     hipconfig = shutil.which("hipconfig")
     if hipconfig:
         from ._proc import run

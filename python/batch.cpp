@@ -34,6 +34,25 @@ bool read_all(int fd, std::string* out) {
     }
 }
 
+// Whether the rest of the file at `fd` is exactly `data`: read in pieces into the stack and
+// compared as they come, no copy of the file. A short read of a regular file is its end,
+// as read_source takes it: an unchanged output costs one read.
+bool holds(int fd, std::string_view data) {
+    char buf[1 << 16];
+    std::size_t at = 0;
+    for (;;) {
+        const std::size_t want = std::min(sizeof buf, data.size() - at + 1);
+        const ssize_t n = read(fd, buf, want);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        const auto got = static_cast<std::size_t>(n);
+        if (got == 0) return at == data.size();
+        if (got > data.size() - at || std::memcmp(buf, data.data() + at, got) != 0) return false;
+        at += got;
+        if (got < want && at == data.size()) return true;
+    }
+}
+
 bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
         const ssize_t n = write(fd, data.data(), data.size());
@@ -473,12 +492,11 @@ int write_if_changed(const Directory& dir, const std::string& name, std::string_
         const int old_fd =
             openat(dir.fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (old_fd >= 0) {
-            std::string held;
             replacing = fstat(old_fd, &old) == 0;
             // Unchanged bytes keep their file (and its timestamp).
             const bool same = replacing && S_ISREG(old.st_mode) &&
                               static_cast<std::size_t>(old.st_size) == data.size() &&
-                              read_all(old_fd, &held) && held == data;
+                              holds(old_fd, data);
             close(old_fd);
             if (same) return 1;
             if (!replacing) return 2;

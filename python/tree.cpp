@@ -315,14 +315,32 @@ std::string stale_name(const std::string& name) {
     return name + ".unverified";
 }
 
-void write(File& f, Directories& dirs, const std::unordered_set<std::string>& inputs) {
+// `text` is the file's output: its thread's buffer, or f.text for a deferred file.
+void write(File& f, std::string_view text, Directories& dirs,
+           const std::unordered_set<std::string>& inputs) {
     const auto [dir_path, name] = split(f.target);
     const OutDir& out = dirs.get(dir_path);
     f.status =
-        cass_batch::write_if_changed(out.dir, name, f.text, inputs, out.names.count(name) == 0);
-    if (f.status == 2) return;  // Python writes it (or says why it cannot), then looks
+        cass_batch::write_if_changed(out.dir, name, text, inputs, out.names.count(name) == 0);
+    if (f.status == 2) {  // Python writes it (or says why it cannot), then looks
+        if (text.data() != f.text.data()) f.text.assign(text);
+        return;
+    }
     if (out.names.count(stale_name(name)) != 0) f.status |= 4;  // Python looks closer
     f.text = std::string();  // written: its memory goes back for the next file
+}
+
+// Each thread's buffers for a source and its output, kept from one file to the next at the
+// size of the largest: a file then costs no allocation of its size, nor the page faults of
+// fresh memory. A worker's go with its thread; the caller's are given back by the call.
+struct Buffers {
+    std::string src;
+    std::string out;
+};
+
+Buffers& buffers() {
+    thread_local Buffers b;
+    return b;
 }
 
 double round4(double x) {  // Python's round(x, 4): correctly rounded, read back
@@ -368,10 +386,11 @@ void render(File& f, const Config& c) {
 using cass_py::parallel;
 
 // Read and translate, as translate_files does; false: Python does the file.
+// The output goes to `b.out`.
 bool translate(File& f, const cass::Table& table, const cass::Options& opt, const Config& c,
-               cass_batch::RealDirs* real_dirs, cass::Workspace& workspace) {
+               cass_batch::RealDirs* real_dirs, cass::Workspace& workspace, Buffers& b) {
     const auto start = std::chrono::steady_clock::now();
-    std::string src;
+    std::string& src = b.src;
     if (!cass_batch::read_source(f.path, c.max_bytes, &src) || src.size() >= 0xFFFFFFF0ULL) {
         return false;
     }
@@ -393,7 +412,7 @@ bool translate(File& f, const cass::Table& table, const cass::Options& opt, cons
                                      ? cass_batch::resolve_here(here, name, real_dirs)
                                      : std::string("?"));
         }
-        std::string& out = f.text;
+        std::string& out = b.out;
         f.result = cass::translate(
             src, table, opt,
             [&out](std::size_t size) {
@@ -423,10 +442,14 @@ bool no_headers(const File& f, const Config& c) {
 
 // A translated file's output written and its messages rendered; should either fail
 // (memory), Python does the file again, which only finds its output already written.
-void finish(File& f, const Config& c, bool writable, Directories& dirs,
+void finish(File& f, std::string_view text, const Config& c, bool writable, Directories& dirs,
             const std::unordered_set<std::string>& inputs) noexcept {
     try {
-        if (writable) write(f, dirs, inputs);
+        if (writable) {
+            write(f, text, dirs, inputs);
+        } else if (text.data() != f.text.data()) {
+            f.text.assign(text);  // as before the buffers: not written, the bytes kept
+        }
         render(f, c);
         f.python = false;
     } catch (const std::exception&) {
@@ -521,16 +544,18 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
         Directories dirs;
         parallel(n, threads, [&](std::size_t i, cass::Workspace& workspace) {
             File& f = files[i];
+            Buffers& b = buffers();
             bool done = false;
             try {
-                done = !f.real.empty() && translate(f, table, opt, c, &real_dirs, workspace);
+                done = !f.real.empty() && translate(f, table, opt, c, &real_dirs, workspace, b);
+                if (done && !no_headers(f, c)) f.text = b.out;  // kept for the pass below
             } catch (const std::exception&) {
                 done = false;  // Python translates it again, and reports what went wrong
             }
             if (!done) return;
             f.ok = true;
             if (no_headers(f, c)) {
-                finish(f, c, writable, dirs, inputs);
+                finish(f, b.out, c, writable, dirs, inputs);
             } else {
                 f.deferred = true;
             }
@@ -543,8 +568,9 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
             } catch (const std::exception&) {
                 own = false;  // Python finds the headers
             }
-            if (own) finish(f, c, writable, dirs, inputs);
+            if (own) finish(f, f.text, c, writable, dirs, inputs);
         });
+        buffers() = Buffers{};  // the caller's thread: its buffers go back
     }
     py::list items(n);
     py::list reals(n);

@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,35 @@ def test_tree_run_writes_outputs_and_keeps_unchanged_ones(tmp_path: Path) -> Non
     assert stamps == {p: p.stat().st_mtime_ns for p in out.rglob("*")}  # nothing rewritten
 
 
+@pytest.mark.parametrize("size", [20, 65_536, 65_537, 65_538, 200_000])
+def test_tree_run_rewrites_exactly_the_changed_outputs(tmp_path: Path, size: int) -> None:
+    # An existing output is compared with the new bytes in pieces as it is read
+    # (batch.cpp holds): unchanged keeps its file, one byte changed at the start, in the
+    # middle or at the end, or a byte more or fewer, is written again; sizes around the
+    # piece (64 KiB) and past it.
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "big.cuh").write_bytes(b"cudaStream_t s;\n" + b"/" * (size - 16))
+    out = tmp_path / "out" / "big.cuh"
+    assert _cass("src", "--out-dir", "out", "--verify", "none", cwd=tmp_path).returncode == 0
+    want = out.read_bytes()
+    assert want.startswith(b"hipStream_t s;") and len(want) == size - 1  # 64 KiB and around
+    edits: list[Callable[[bytes], bytes]] = [
+        lambda b: b,
+        lambda b: b"x" + b[1:],
+        lambda b: b[: len(b) // 2] + b"x" + b[len(b) // 2 + 1 :],
+        lambda b: b[:-1] + b"x",
+        lambda b: b + b"/",
+        lambda b: b[:-1],
+    ]
+    for k, edit in enumerate(edits):
+        out.write_bytes(edit(want))
+        os.utime(out, ns=(1, 1))
+        assert _cass("src", "--out-dir", "out", "--verify", "none", cwd=tmp_path).returncode == 0
+        assert out.read_bytes() == want
+        assert (out.stat().st_mtime_ns == 1) == (k == 0)  # only an unchanged one is kept
+
+
 def test_tree_run_refuses_an_output_that_is_an_input(tmp_path: Path) -> None:
     src = _tree(tmp_path)
     out = tmp_path / "out"
@@ -212,6 +242,31 @@ def test_tree_listing_sorts_as_paths_do(
     assert files == [p for p in expected if p.suffix in (".cu", ".cuh")]
     assert [str(p.relative_to(given)) for p in files][:3] == ["A.cu", "a/b.cu", "a/c/d.cuh"]
     assert problems == []
+
+
+def test_tree_listing_sorts_as_paths_do_on_random_trees(tmp_path: Path) -> None:
+    # Names from characters on both sides of "/" in code point order (and beyond ASCII),
+    # so that a part that is a prefix of another, or differs in its last character, is
+    # common: walk.py sorts by "/" as NUL, which must be Path's order by parts.
+    from cass_build.cli.walk import tree_sources
+
+    rng = random.Random(16)
+    alphabet = ["!", "-", ".", "0", "A", "_", "a", "\u00e9", "\u4e2d"]
+    for k in range(300):
+        parts = [
+            "".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(rng.randint(1, 3))
+        ]
+        path = tmp_path / "t" / "/".join(parts[:-1]) / f"{parts[-1]}{k % 7}.cu"
+        if any(p in (".", "..") for p in parts) or path.parent.is_file():
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n")
+        except (FileExistsError, NotADirectoryError):
+            continue  # a name taken by a file at another depth
+    files, problems = tree_sources(tmp_path / "t", (".cu",))
+    assert problems == [] and len(files) > 200
+    assert files == sorted(files) == sorted(p for p in (tmp_path / "t").rglob("*.cu"))
 
 
 def test_tree_names_say_which_sources_are_symlinks(tmp_path: Path) -> None:
@@ -369,7 +424,13 @@ def _hostile_tree(root: Path) -> Path:
 
 
 def _run_tree(
-    root: Path, out: str, flags: list[str], *, batch: bool, monkeypatch: pytest.MonkeyPatch
+    root: Path,
+    out: str,
+    flags: list[str],
+    *,
+    batch: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    stale: bool = True,
 ) -> tuple[Any, ...]:
     import io
     import json
@@ -388,9 +449,10 @@ def _run_tree(
     monkeypatch.setattr(pipeline, "translate_file", counted)
     monkeypatch.chdir(root)
     monkeypatch.setenv("CASS_CACHE_DIR", str(root / f"cache-{out}"))
-    for stale in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
-        (root / out / stale).parent.mkdir(parents=True, exist_ok=True)
-        (root / out / stale).write_bytes(b"a failed check kept this; a pass removes it\n")
+    for name in ("a.unverified.hip", "sub/x.unverified.hip", "common.unverified.cuh"):
+        if stale:
+            (root / out / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / out / name).write_bytes(b"a failed check kept this; a pass removes it\n")
     err = io.StringIO()
     argv = ["translate", "src", "--out-dir", out, "--verify", "none", "-j", "2"]
     argv += [f.replace("OUT", out) for f in flags] + ["--report", f"{out}.json"]
@@ -442,6 +504,52 @@ def test_batch_run_is_the_per_file_run(
         # of sub/b.inc (a header the tree's listing leaves out, so no file of the batch)
         assert per_file == ["src/a.cu", "src/binary.cu", "src/empty.cu", "src/latin1.cu",
                             "src/sub/c.cu"]  # fmt: skip
+
+
+@pytest.mark.parametrize("flags", [[], ["--werror", "-q"], ["--stats", "csv"]])
+def test_plain_tree_run_is_the_per_file_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str]
+) -> None:
+    # A tree the core does whole (every file read, translated and written by it; no stale
+    # candidate): _run_batch tallies its items at once (translate._all_plain), and that
+    # must be the per-file run too, written the first time and unchanged the second.
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.cu").write_bytes(
+        b'#include "sub/b.cuh"\n__device__ float f(float a) { return __fadd_rz(a, a); }\n'
+        b"void g() { cudaNotAnApi(1); }\n" + KERNEL  # an error and a warning
+    )
+    (src / "sub" / "b.cuh").write_bytes(
+        b"cudaStream_t s;\n__device__ int g() { return warpSize; }\n"
+    )
+    (src / "sub" / "c.cu").write_bytes(b"#include <cuda.h>\nvoid h() { cudaNotAnApi(2); }\n")
+    (src / "d.cpp").write_bytes(b"int main() { return 0; }\n")
+    (src / "e.cuh").write_bytes(b"__device__ float e(float a) { return __fadd_rz(a, 1); }\n")
+    from cass_build.cli import translate
+
+    tallied = []
+
+    def at_once(*args: Any) -> bool:
+        tallied.append(plain(*args))
+        return tallied[-1]
+
+    plain = translate._all_plain
+    runs = []
+    for _ in range(2):
+        monkeypatch.setattr(translate, "_all_plain", at_once)
+        got = _run_tree(tmp_path, "bulk", flags, batch=True, monkeypatch=monkeypatch, stale=False)
+        want = _run_tree(tmp_path, "one", flags, batch=False, monkeypatch=monkeypatch, stale=False)
+        assert got[:4] == want[:4]
+        assert got[4] == []  # the core did every file
+        assert tallied.pop() is True  # and _run_batch tallied them at once
+        runs.append(got)
+    code, err, files, report, _ = runs[0]
+    assert runs[1][:4] == runs[0][:4]
+    assert code == 1 and "src/a.cu:2:38: error: '__fadd_rz' has no HIP" in err
+    assert ("src/a.cu:3:12: warning: 'cudaNotAnApi'" in err) == ("-q" not in flags)
+    assert len(report["files"]) == 5 and b"hipStream_t s;" in files["sub/b.cuh"]
+    assert err.index("src/e.cuh:1:38: error") < err.index("src/sub/c.cu:2:12")
+    assert ("cass: 5 file(s) translated" in err) == ("-q" not in flags)
 
 
 def test_tree_target_names_are_the_paths(tmp_path: Path) -> None:
@@ -515,3 +623,26 @@ def test_table_from_rows_is_the_table_of_entries() -> None:
         assert _core.translate(source, by_rows, options) == _core.translate(
             source, by_entries, options
         )
+
+
+def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """``cass translate DIR --out-dir OUT --verify none`` starts once per tree, and its
+    start is part of its cost: no toolchain look-up, no process runner, no shutil (bz2,
+    lzma: argparse's formatter asks the terminal's width only when help is written), no
+    typing (its names are imported for type checkers only)."""
+    src = tmp_path / "src"
+    (src / "sub").mkdir(parents=True)
+    (src / "a.cu").write_bytes(b'#include "sub/b.cuh"\n' + KERNEL)
+    (src / "sub" / "b.cuh").write_bytes(b"cudaStream_t s;\n")
+    argv = [sys.executable, "-X", "importtime", "-m", "cass_build", "translate", str(src)]
+    argv += ["--out-dir", str(tmp_path / "out"), "--verify", "none", "-q"]
+    env = {**os.environ, "CASS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert b"hipStream_t" in (tmp_path / "out" / "sub" / "b.cuh").read_bytes()
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    assert "cass_build.cli.tree_batch" in loaded  # the batch ran
+    avoidable = {"shutil", "shlex", "subprocess", "cass_build.pipeline.toolchain"}
+    avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
+    avoidable |= {"typing", "cass_build.rules.diagnostics"}  # annotations only, here
+    assert loaded & avoidable == set()

@@ -11,11 +11,14 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import TextIO
 
 from .._version import __version__
 from ..errors import CassError
 from ._common import EXIT_OK, EXIT_USAGE, Parser, glue_flag_values
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 __all__ = ["main"]
 

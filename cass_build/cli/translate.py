@@ -6,19 +6,22 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from .._version import __version__
 from ..errors import CassError, UsageError, VerificationError
 from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, format_error
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from collections.abc import Set as AbstractSet
+    from typing import Any, TextIO
 
     from ..pipeline import PipelineOptions, Result
     from ..rules.stats import Stats
     from ..settings import Settings
+    from .tree_batch import Item
 
     _Writer = Callable[[Path, bytes, AbstractSet[Path]], object]
 
@@ -221,9 +224,6 @@ def _plan(args: argparse.Namespace) -> tuple[list[tuple[Path, Path | None]], boo
 def _pipeline_options(
     args: argparse.Namespace, settings: Settings, tree_roots: tuple[Path, Path] | None
 ) -> PipelineOptions:
-    import shlex
-
-    from ..pipeline.toolchain import parse_archs
     from ..settings import options_from_env
 
     mirror = []
@@ -239,7 +239,7 @@ def _pipeline_options(
         "settings": settings,
         "include_dirs": tuple(args.include_dirs),
         "defines": tuple(args.defines),
-        "flags": tuple(f for group in args.hip_flags for f in shlex.split(group)),
+        "flags": _split_flags(args.hip_flags),
         "mirror": tuple(mirror),
         "allow_unverified": args.allow_unverified,
         "use_cache": not args.no_cache,
@@ -250,8 +250,19 @@ def _pipeline_options(
     if args.verify:
         changes["verify"] = args.verify
     if args.offload_arch:
+        from ..pipeline.toolchain import parse_archs  # here: the toolchain only when named
+
         changes["archs"] = tuple(a for v in args.offload_arch for a in parse_archs(v))
     return options_from_env(**changes)
+
+
+def _split_flags(groups: list[str]) -> tuple[str, ...]:
+    """Each ``--hip-flags`` value split as a shell would (shlex only when there are any)."""
+    if not groups:
+        return ()
+    import shlex
+
+    return tuple(f for group in groups for f in shlex.split(group))
 
 
 def run(args: argparse.Namespace, err: TextIO) -> int:
@@ -342,6 +353,8 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
         stats=args.stats is not None,
     )
     inputs = batch.inputs
+    if _all_plain(sources, batch.items, tally):
+        return tally.finish(options, inputs, frozenset())
     shown: list[str] = []  # the core's messages, printed in one write up to the next other
     for source, target, item in zip(sources, targets, batch.items, strict=True):
         if item is None:
@@ -380,6 +393,28 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
         tally.written += 1
     tally.write("".join(shown))
     return tally.finish(options, inputs, frozenset())
+
+
+def _all_plain(sources: list[str], items: list[Item | None], tally: _Tally) -> bool:
+    """A tree whose every file the core did and wrote (the usual case), tallied at once:
+    the columns of its items summed and joined in C, not looped over file by file.
+    False (nothing tallied) when any file needs more: the loop in ``_run_batch``."""
+    from .tree_batch import UNCHANGED, WRITTEN
+
+    if not items or None in items or tally.progress.bar is not None:
+        return False
+    shown, errors, warnings, entries, stats, status, _ = zip(*items, strict=True)
+    if not set(status) <= {WRITTEN, UNCHANGED}:
+        return False
+    tally.errors += sum(errors)
+    tally.warnings += sum(warnings)
+    tally.reports.extend(entries)
+    if stats[0] is not None:
+        for source, counts in zip(sources, stats, strict=True):
+            tally.stats(source, *counts)
+    tally.write("".join(filter(None, shown)))
+    tally.written += len(items)
+    return True
 
 
 class _Tally:

@@ -42,7 +42,7 @@ def tree_names(
     # os.walk's order and errors, with the entries' types from the directory listing: a
     # plain file needs no stat of its own (most of the cost of listing a tree before).
     # Names are strings until the end: a tree has thousands, and each Path costs.
-    found: list[tuple[list[str], str]] = []
+    found: list[str] = []
     links: set[str] = set()
     pending = [(top, "")]
     while pending:
@@ -76,11 +76,13 @@ def tree_names(
                     problems.append(problem)
                     continue
                 links.add(rel)
-            found.append((rel.split("/"), rel))
-    # Sorted as Paths sort (by their parts), without making a Path for each comparison.
-    found.sort(key=lambda item: item[0])
+            found.append(rel)
+    # Sorted as Paths sort (by their parts): "/" as NUL, which no name holds and every
+    # character sorts after, orders the strings as their lists of parts, and a string
+    # compares in C where a list of parts compares part by part (10x the time).
+    found.sort(key=lambda rel: rel.replace("/", "\0"))
     problems.sort()
-    return [rel for _, rel in found], problems, frozenset(links)
+    return found, problems, frozenset(links)
 
 
 def _is_symlink(entry: os.DirEntry[str]) -> bool:

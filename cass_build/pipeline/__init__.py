@@ -11,9 +11,12 @@ runtime (onnxruntime) loads only when a file is translated with it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False
+
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .chain import (
         HEADER_SUFFIXES,
         Attempt,

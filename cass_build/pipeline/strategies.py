@@ -11,21 +11,22 @@ Chains are comma-separated: ``exec:./my-tool {in},rules`` tries the tool first.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
-from .._proc import run
 from ..errors import UsageError
 from ..rules.stats import Stats
-from .toolchain import find_program
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ..rules.diagnostics import Diagnostic
     from ..settings import Settings
+else:
+    Protocol = object  # Strategy is a type checker's Protocol: nothing checks it at run time
 
 __all__ = [
     "Candidate",
@@ -203,6 +204,8 @@ def _model_runtime_missing() -> str | None:
 @functools.cache
 def _model_fingerprint(directory: Path) -> str:
     """Once per process and model directory: ``model.load`` keeps the first model it loads."""
+    import hashlib
+
     from ..model_files import FILES
     from ..rules.tables import tables_digest
     from .fingerprint import code_digest
@@ -287,11 +290,15 @@ class ExternalStrategy:
         self.argv = argv
 
     def unavailable(self) -> str | None:
+        from .toolchain import find_program  # here: a chain of the rules alone runs no tool
+
         if find_program(self.argv[0]) is None:
             return f"{self.argv[0]} is not on PATH"
         return None
 
     def fingerprint(self) -> str:
+        from .toolchain import find_program
+
         exe = str(find_program(self.argv[0]) or self.argv[0])
         try:
             st = Path(exe).stat()
@@ -301,7 +308,10 @@ class ExternalStrategy:
         return f"{self.name}:{exe}:{stamp}:" + " ".join(self.argv[1:])
 
     def translate(self, path: Path, data: bytes, settings: Settings) -> Candidate:
+        import shlex
         import tempfile
+
+        from .._proc import run
 
         with tempfile.TemporaryDirectory(prefix="cass-ext-") as tmp:
             out = Path(tmp) / (path.stem + ".hip")
@@ -339,6 +349,8 @@ def _one(spec: str) -> Strategy:
     if spec == "hipify-clang":
         return ExternalStrategy(spec, ["hipify-clang", "{in}", "-o", "{out}", "--"])
     if spec.startswith("exec:"):
+        import shlex  # here: the usual chains name no command
+
         argv = shlex.split(spec.removeprefix("exec:"))
         if not argv:
             msg = "--strategy exec: needs a command, e.g. exec:'my-tool {in} -o {out}'"

@@ -14,14 +14,17 @@ import marshal
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from .diagnostics import SEVERITIES, Diagnostic
 from .stats import FamilyCount, Stats
 from .tables import KINDS, REWRITES, STATUSES, Family, load_tables, shipped_core, tables_digest
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..settings import Settings
+    from .diagnostics import Diagnostic
 
 __all__ = ["RuleResult", "core_options", "core_table", "translate_bytes", "warp_include"]
 
@@ -251,6 +254,7 @@ def translate_bytes(
     characters where they are, without an encoded copy. ``warp_header``: the output
     comes with ``warp_include``'s lines already in front, put there in place."""
     from .. import _core
+    from .diagnostics import SEVERITIES, Diagnostic  # here: a tree's batch needs neither
 
     # The core builds the Diagnostic tuples itself: a file may carry hundreds.
     data, diagnostics, counts, lines = _core.translate_result(

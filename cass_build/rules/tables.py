@@ -12,10 +12,13 @@ import marshal
 import operator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
 
 from ..errors import TableError
 from ..settings import parse_version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "KINDS",
