@@ -199,3 +199,18 @@ def run_without_cuda(
     script = " && ".join([*mounts, 'exec "$@"'])
     wrapped = [UNSHARE, "-m", "--propagation", "private", "sh", "-c", script, empty, *argv]
     return run(wrapped, cwd, cuda_hidden_env(env), timeout)
+
+
+def assert_nvcc_compiles(programs: Sequence[tuple[str, bytes]], tmp_path: Path) -> None:
+    """Both forms of synthesized programs, as one translation unit, build with nvcc."""
+    from cass_build.train.dataset import batch_source
+
+    src = tmp_path / "all.cu"
+    src.write_bytes(batch_source(list(programs)))
+    done = subprocess.run(
+        ["nvcc", "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "all.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]

@@ -6,7 +6,6 @@ import gzip
 import itertools
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from cass_build.train.dataset import (
 )
 from cass_build.train.sdist import classify_licence, licence_of
 from cass_build.train.synth import FAMILIES, synthesize
+from tests.build_helpers import assert_nvcc_compiles
 
 ROOT = Path(__file__).resolve().parents[1]
 HAZARD_FAMILIES = [name for name, (_, hazard) in FAMILIES.items() if hazard]
@@ -139,7 +139,7 @@ def test_both_forms_of_every_hazard_family_compile_for_gfx90a() -> None:
     _hipcc_or_skip()
     toolchain = find_hip()
     assert toolchain is not None
-    programs = []
+    programs: list[tuple[str, bytes]] = []
     for i, family in enumerate(HAZARD_FAMILIES):
         p = synthesize(100 + i, family)
         for form in ("naive", "agnostic"):
@@ -167,22 +167,12 @@ def test_a_broken_program_is_found_in_its_batch() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_both_forms_compile_with_nvcc(tmp_path: Path) -> None:
-    from cass_build.train.dataset import batch_source
-
     programs = []
     for i, family in enumerate(sorted(FAMILIES)):
         p = synthesize(200 + i, family)
         programs.append((f"cass_p{2 * i}", p.naive.encode()))
         programs.append((f"cass_p{2 * i + 1}", p.agnostic.encode()))
-    src = tmp_path / "all.cu"
-    src.write_bytes(batch_source(programs))
-    done = subprocess.run(
-        ["nvcc", "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "all.o")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert_nvcc_compiles(programs, tmp_path)
 
 
 @pytest.mark.slow

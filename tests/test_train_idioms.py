@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from cass_build.pipeline.toolchain import find_hip
-from cass_build.train.dataset import _translate, batch_source, compile_batches, data_settings
+from cass_build.train.dataset import _translate, compile_batches, data_settings
 from cass_build.train.synth import _WEIGHTS, FAMILIES, synthesize
 from cass_build.train.synth_idioms import IDIOM_FAMILIES
+from tests.build_helpers import assert_nvcc_compiles
 
 NEW = sorted(IDIOM_FAMILIES)
 SEEDS = range(300, 306)
@@ -91,15 +91,7 @@ def test_idiom_sources_compile_with_nvcc(tmp_path: Path) -> None:
             p = synthesize(seed, family)
             programs.append((f"cass_p{len(programs)}", p.naive.encode()))
             programs.append((f"cass_p{len(programs)}", p.agnostic.encode()))
-    src = tmp_path / "all.cu"
-    src.write_bytes(batch_source(programs))
-    done = subprocess.run(
-        ["nvcc", "-arch=sm_90", "-c", str(src), "-o", str(tmp_path / "all.o")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert_nvcc_compiles(programs, tmp_path)
 
 
 def test_older_families_take_their_names_from_names() -> None:

@@ -230,15 +230,11 @@ class PackageContext:
         return self._parsed[rel]
 
     def _local(self, rel: str, quote: bool, target: str) -> str | None:
-        from .sdist import _normpath
+        from .sdist import _normpath, package_header
 
-        here = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        cands = [f"{here}/{target}" if here else target] if quote else []
-        cands += [f"{r}/{target}" if r else target for r in self.roots]
-        for cand in cands:
-            norm = _normpath(cand)
-            if norm in self.tree:
-                return norm
+        found = package_header(self.tree, self.roots, rel, quote, target)
+        if found is not None:
+            return found
         # Build systems add include directories (deepspeed's csrc/includes) that the
         # roots do not guess: a header found by its path's tail, nearest to the includer.
         tail = "/" + _normpath(target)

@@ -382,13 +382,9 @@ class _Resolver:
         self.memo: dict[str, str | None] = {}
 
     def _find(self, rel: str, quote: bool, target: str) -> str | Path | None:
-        here = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        cands = [f"{here}/{target}" if here else target] if quote else []
-        cands += [f"{r}/{target}" if r else target for r in self.roots]
-        for cand in cands:
-            norm = _normpath(cand)
-            if norm in self.tree:
-                return norm
+        found = package_header(self.tree, self.roots, rel, quote, target)
+        if found is not None:
+            return found
         for d in self.system:
             if (d / target).is_file():
                 return d / target
@@ -411,6 +407,21 @@ class _Resolver:
                     self.memo[rel] = inner
                     return inner
         return None
+
+
+def package_header(
+    tree: Mapping[str, bytes], roots: Sequence[str], rel: str, quote: bool, target: str
+) -> str | None:
+    """The package file an ``#include`` of ``target`` in ``rel`` names, as a compiler
+    looks: beside the includer for the quoted form, then in each include root."""
+    here = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    cands = [f"{here}/{target}" if here else target] if quote else []
+    cands += [f"{r}/{target}" if r else target for r in roots]
+    for cand in cands:
+        norm = _normpath(cand)
+        if norm in tree:
+            return norm
+    return None
 
 
 def _normpath(p: str) -> str:
