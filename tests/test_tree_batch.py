@@ -642,6 +642,16 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     assert b"hipStream_t" in (tmp_path / "out" / "sub" / "b.cuh").read_bytes()
     loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
     assert "cass_build.cli.tree_batch" in loaded  # the batch ran
+    # What the interpreter's own start loads (site's .pth files, e.g. a CA bundle's) is
+    # not the command's doing.
+    bare = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    loaded -= {line.rsplit("|", 1)[-1].strip() for line in bare.stderr.splitlines()}
     avoidable = {"shutil", "shlex", "subprocess", "cass_build.pipeline.toolchain"}
     avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
     avoidable |= {"typing", "cass_build.rules.diagnostics"}  # annotations only, here
