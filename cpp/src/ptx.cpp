@@ -2182,9 +2182,17 @@ std::string Rewriter::translate_asm(int i, int open) {
         return cannot(r.reason);
     }
     if (dead_) return "";
+    // The translation is a block: it stands for a whole statement only. An asm that
+    // code goes on after (no ';') would turn into a block that ends an expression the
+    // next pass reads anew. A macro body may end at the asm: its use supplies the ';'.
     int end = close;
-    const int semi = next_sig(close);
-    if (is_punct(semi, ";") && in_directive(semi) == in_directive(close)) end = semi;
+    const int semi = next_code(close);
+    const bool same_place = semi >= 0 && in_directive(semi) == in_directive(close);
+    if (same_place && is_punct(semi, ";")) {
+        end = semi;
+    } else if (same_place || !in_directive(close)) {
+        return cannot("an asm statement without its ';'");
+    }
     replace(i, end, r.code);
     std::string list;
     for (std::size_t n = 0; n < r.opcodes.size() && n < 6; ++n)
