@@ -72,9 +72,9 @@ _EQUALITY = (b"==", b"!=")
 _WARP_LITERALS = frozenset((b"31", b"32", b"31u", b"32u"))
 
 
-def _comparisons(source: bytes, lines: Collection[int] = ()) -> Counter[bytes]:
-    """The equality tests of ``source`` as `left op right` (a token each side, comments
-    left out), those on ``lines`` excepted."""
+def _comparisons(source: bytes) -> list[tuple[bytes, int]]:
+    """The equality tests of ``source`` as (`left op right`, line): a token each side,
+    comments left out."""
     from .. import _core
 
     toks: list[tuple[bytes, int]] = []
@@ -85,11 +85,11 @@ def _comparisons(source: bytes, lines: Collection[int] = ()) -> Counter[bytes]:
             line += text.count(b"\n")
             continue
         toks.append((text, line))
-    found: Counter[bytes] = Counter()
-    for (left, _), (op, at), (right, _) in zip(toks, toks[1:], toks[2:], strict=False):
-        if op in _EQUALITY and at not in lines and not {left, right} & _WARP_LITERALS:
-            found[b" ".join((left, op, right))] += 1
-    return found
+    return [
+        (b" ".join((left, op, right)), at)
+        for (left, _), (op, at), (right, _) in zip(toks, toks[1:], toks[2:], strict=False)
+        if op in _EQUALITY and not {left, right} & _WARP_LITERALS
+    ]
 
 
 def comparisons_lost(
@@ -104,11 +104,10 @@ def comparisons_lost(
     it. Tests on hazard lines (`(threadIdx.x & 31) == 0`) and tests against 31 or 32
     (`lane == 31`) may change.
     """
-    exempt = Counter(_comparisons(cuda)) - _comparisons(cuda, hazard_lines)
-    exempt += Counter(_comparisons(draft)) - _comparisons(draft, hazard_lines)
-    kept = _comparisons(draft) - exempt
-    lost = kept - _comparisons(out)
-    return sorted(lost)
+    in_draft = _comparisons(draft)
+    exempt = Counter(t for t, at in [*_comparisons(cuda), *in_draft] if at in hazard_lines)
+    kept = Counter(t for t, _ in in_draft) - exempt
+    return sorted(kept - Counter(t for t, _ in _comparisons(out)))
 
 
 def _words(source: bytes) -> list[bytes]:
