@@ -97,7 +97,7 @@ def test_protocol_on_cpu_threads(scheduling: str, tmp_path: Path) -> None:
     if built.returncode and "c++20" in built.stderr:
         pytest.skip(f"g++ lacks C++20: {built.stderr.strip()[:200]}")
     assert built.returncode == 0, built.stderr
-    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=180, check=False)
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, check=False)
     assert ran.returncode == 0, ran.stdout + ran.stderr[-3000:]
     assert ran.stdout.strip() == "protocol: all scenarios passed"
     assert ("partial: done" in ran.stderr) == (scheduling == "convergent")
