@@ -483,6 +483,36 @@ def test_model_outputs_scores_units_on_the_files_written(tmp_path: Path) -> None
     assert doc["groups"]["no hazard"]["rules"] == [1, 1]
 
 
+def test_model_why_names_each_flagged_declaration_and_its_decision(tmp_path: Path) -> None:
+    """bench/model_why.py: one line per flagged declaration (its decision); with --diff,
+    what the model writes without the departure limit; an unreadable source exits 2."""
+    root = Path(__file__).resolve().parents[1]
+    source = tmp_path / "main.cu"  # its two declarations were refused by v8's guards
+    source.write_bytes((root / "bench/programs/histogram_warp_aggregated/main.cu").read_bytes())
+    script = root / "bench" / "model_why.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(source), "--diff"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    flagged = int(lines[0].split(": ")[1].split()[0])
+    assert flagged >= 1
+    decisions = [ln for ln in lines if ln.startswith(f"{source}:") and ln != lines[0]]
+    assert len([d for d in decisions if "every change refused" not in d]) == flagged
+    for d in decisions:
+        assert d.split(": ", 1)[1].startswith(("accepted", "refused: ", "every change refused"))
+    refused = sum("refused: " in d and "every change" not in d for d in decisions)
+    assert sum("unlimited, the model keeps" in ln or "no output" in ln for ln in lines) == refused
+    gone = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "missing.cu")], capture_output=True, text=True
+    )
+    assert gone.returncode == 2
+    assert (
+        gone.stderr.strip()
+        == f"{tmp_path / 'missing.cu'}: error: cannot read it (No such file or directory)"
+    )
+
+
 # A lane-0 election beside a ballot (the hazard, line 3): held-out, the model rewrote the
 # election into `__popcll(bits) == warpSize`.
 ELECTION = b"""\
