@@ -350,8 +350,10 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
     from .tree_batch import NOT_WRITTEN, STALE, Batch, table_ahead
 
     table_ready = table_ahead(options)  # built while the tree is listed
-    sources, targets, plain = _tree_files(args, root)
-    table_ready()
+    try:
+        sources, targets, plain = _tree_files(args, root)
+    finally:  # never left running as the interpreter exits
+        table_ready()
     tally = _Tally(args, len(sources), err)
     batch = Batch(
         sources,
