@@ -151,8 +151,10 @@ py::bytes pack_table(
     return py::bytes(out);
 }
 
+// The GIL released: the command starts the table on a thread while it lists the tree.
 std::shared_ptr<cass::Table> unpack_table(const py::bytes& packed) {
-    Reader r{std::string_view(packed)};
+    Reader r{std::string_view(packed)};  // borrowed from the bytes, which outlive the call
+    py::gil_scoped_release release;
     r.need(kPackMagic.size());
     if (r.data.substr(0, kPackMagic.size()) != kPackMagic)
         throw py::value_error("not a packed CASS table");

@@ -7,6 +7,7 @@
 #include "tree.hpp"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pybind11/stl.h>
 #include <sys/stat.h>
@@ -592,6 +593,112 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
     return py::make_tuple(std::move(items), std::move(reals));
 }
 
+// Path.suffix of a file name is one of `suffixes`.
+bool has_suffix(std::string_view name, const std::vector<std::string>& suffixes) {
+    const std::size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos || dot == 0 || dot + 1 >= name.size()) return false;
+    const std::string_view s = name.substr(dot);
+    return std::any_of(suffixes.begin(), suffixes.end(),
+                       [s](const std::string& x) { return x == s; });
+}
+
+// Sorted as Paths sort (by their parts), as walk.tree_names sorts them: with '/' as NUL,
+// which no name holds and every byte sorts after, as bytes (on valid UTF-8, byte order is
+// code point order).
+void sort_as_paths(std::vector<std::string>* names) {
+    for (std::string& n : *names) std::replace(n.begin(), n.end(), '/', '\0');
+    std::sort(names->begin(), names->end());  // char_traits<char>: bytes unsigned, as memcmp
+    for (std::string& n : *names) std::replace(n.begin(), n.end(), '\0', '/');
+}
+
+// walk.tree_names's common case, with the GIL released: every directory listed and
+// searchable, every entry a directory or a plain file by the type its listing gives, every
+// name valid UTF-8. Else false (nothing found): Python lists the tree, and says what it met.
+bool list_plain(const std::string& top, const std::vector<std::string>& suffixes,
+                std::vector<std::string>* found) {
+    std::vector<std::pair<std::string, std::string>> pending{{top, ""}};
+    while (!pending.empty()) {
+        const auto [where, under] = std::move(pending.back());
+        pending.pop_back();
+        if (access(where.c_str(), X_OK) != 0) return false;
+        const int fd = open(where.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR* listing = fd < 0 ? nullptr : fdopendir(fd);
+        if (listing == nullptr) {
+            if (fd >= 0) close(fd);
+            return false;
+        }
+        bool plain = true;
+        for (;;) {
+            errno = 0;
+            const dirent* entry = readdir(listing);
+            if (entry == nullptr) {
+                plain = errno == 0;  // else the listing failed partway
+                break;
+            }
+            const std::string_view name = entry->d_name;
+            if (name == "." || name == "..") continue;
+            if (!cass_batch::valid_utf8(name)) {
+                plain = false;
+                break;
+            }
+            if (entry->d_type == DT_DIR) {
+                const std::string joined = where.back() == '/' ? where + std::string(name)
+                                                               : where + "/" + std::string(name);
+                pending.emplace_back(joined, under + std::string(name) + "/");
+                continue;
+            }
+            if (!has_suffix(name, suffixes)) {
+                // Not a source whatever it is, bar a type the listing does not give.
+                if (entry->d_type == DT_UNKNOWN) {
+                    plain = false;
+                    break;
+                }
+                continue;
+            }
+            if (entry->d_type != DT_REG) {  // a symlink, a FIFO, unknown: Python looks
+                plain = false;
+                break;
+            }
+            found->push_back(under + std::string(name));
+        }
+        closedir(listing);
+        if (!plain) return false;
+    }
+    sort_as_paths(found);
+    return true;
+}
+
+// _tree_files's sources and targets of a tree walk.tree_names would find whole, all plain
+// files, or None: `prefix` + each path under `top` and `out` + it (".cu" -> ".hip").
+py::object list_tree(const py::str& top, const py::str& prefix, const py::str& out,
+                     const std::vector<std::string>& suffixes) {
+    const std::string root = encoded(top);
+    const std::string before = encoded(prefix);
+    const std::string after = encoded(out);
+    std::vector<std::string> found;
+    bool plain = false;
+    {
+        py::gil_scoped_release release;
+        plain = !root.empty() && list_plain(root, suffixes, &found);
+    }
+    if (!plain) return py::none();
+    py::list sources(found.size());
+    py::list targets(found.size());
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        std::string rel = found[i];
+        py::object source = decoded(before + rel);
+        PyList_SET_ITEM(sources.ptr(), static_cast<Py_ssize_t>(i), source.release().ptr());
+        const std::size_t slash = rel.find_last_of('/');
+        const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
+        if (rel.size() - name > 3 && rel.compare(rel.size() - 3, 3, ".cu") == 0) {
+            rel.replace(rel.size() - 3, 3, ".hip");
+        }
+        py::object target = decoded(after + rel);
+        PyList_SET_ITEM(targets.ptr(), static_cast<Py_ssize_t>(i), target.release().ptr());
+    }
+    return py::make_tuple(std::move(sources), std::move(targets));
+}
+
 }  // namespace
 
 void bind(py::module_& m) {
@@ -603,6 +710,10 @@ void bind(py::module_& m) {
           "A tree's files read, translated and written on C++ threads: ([None (Python does "
           "the file) or (shown, errors, warnings, report entry, stats, status, data)], "
           "[real path or None]); see cass_build/cli/tree_batch.py");
+    m.def("list_tree", &list_tree, py::arg("top"), py::arg("prefix"), py::arg("out"),
+          py::arg("suffixes"),
+          "(sources, targets) of a tree of directories and plain files only, sorted as "
+          "cli.walk.tree_names sorts them; None for any other tree (Python lists it)");
     m.def("py_float", &py_float, py::arg("x"), "repr(x), as the core writes it (for tests)");
     m.def(
         "json_string", [](const py::str& s) { return json_string(encoded(s)); }, py::arg("s"),

@@ -269,6 +269,54 @@ def test_tree_listing_sorts_as_paths_do_on_random_trees(tmp_path: Path) -> None:
     assert files == sorted(files) == sorted(p for p in (tmp_path / "t").rglob("*.cu"))
 
 
+@pytest.mark.parametrize("spelled", ["t", "./t", "t/", "abs"])
+def test_core_listing_is_the_python_listing(
+    tmp_path: Path, spelled: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # _core.list_tree (the usual tree, in C++) gives _tree_files the sources and targets
+    # that walk.tree_names and the loop over its names give; any tree walk.py would have
+    # a word about (a symlink, a FIFO, a dangling link) is None, for walk.py to list.
+    from cass_build.cli.translate import TREE_SUFFIXES
+    from cass_build.cli.tree_batch import out_prefix
+    from cass_build.cli.walk import tree_names
+
+    rng = random.Random(17)
+    alphabet = ["!", "-", ".", "0", "A", "_", "a", "\u00e9", "\u4e2d", "\U0001f600"]
+    suffixes = [".cu", ".cuh", ".h", ".txt", ".cu.bak", ""]
+    for k in range(300):
+        parts = ["".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(3)]
+        parts = parts[: rng.randint(1, 3)]
+        path = tmp_path / "t" / "/".join(parts[:-1]) / f"{parts[-1]}{k % 7}{rng.choice(suffixes)}"
+        if any(p in (".", "..") for p in parts) or path.parent.is_file():
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n")
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            continue
+    monkeypatch.chdir(tmp_path)
+    root = Path(tmp_path / "t" if spelled == "abs" else spelled)
+    for out in ("o", "./o/", str(tmp_path / "o")):
+        rels, problems, links = tree_names(root, TREE_SUFFIXES)
+        assert problems == [] and not links and len(rels) > 100
+        prefix, after = out_prefix(root), out_prefix(Path(out))
+        targets = [after + (r[:-3] + ".hip" if r.endswith(".cu") and not r.endswith("/.cu")
+                            else r) for r in rels]  # fmt: skip
+        listed = _core.list_tree(str(root), prefix, after, TREE_SUFFIXES)
+        assert listed == ([prefix + r for r in rels], targets)
+    (tmp_path / "t" / "zz").mkdir()
+    (tmp_path / "t" / "zz" / "link.cu").symlink_to(tmp_path / "t" / "zz")
+    assert _core.list_tree(str(root), "", "", TREE_SUFFIXES) is None
+    (tmp_path / "t" / "zz" / "link.cu").unlink()
+    (tmp_path / "t" / "zz" / "link.txt").symlink_to(tmp_path / "nowhere")  # not a source
+    assert _core.list_tree(str(root), "", "", TREE_SUFFIXES) is not None
+    os.mkfifo(tmp_path / "t" / "zz" / "pipe.h")
+    assert _core.list_tree(str(root), "", "", TREE_SUFFIXES) is None
+    assert _core.list_tree(str(tmp_path / "missing"), "", "", TREE_SUFFIXES) is None
+    src = _hostile_tree(tmp_path / "hostile")
+    assert _core.list_tree(str(src), "", "", TREE_SUFFIXES) is None
+
+
 def test_tree_names_say_which_sources_are_symlinks(tmp_path: Path) -> None:
     # The core takes the listing's word that the others are plain files (no lstat).
     from cass_build.cli.translate import TREE_SUFFIXES
@@ -629,7 +677,7 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     """``cass translate DIR --out-dir OUT --verify none`` starts once per tree, and its
     start is part of its cost: no toolchain look-up, no process runner, no shutil (bz2,
     lzma: argparse's formatter asks the terminal's width only when help is written), no
-    typing (its names are imported for type checkers only)."""
+    typing (its names are imported for type checkers only), no hashlib (OpenSSL)."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     (src / "a.cu").write_bytes(b'#include "sub/b.cuh"\n' + KERNEL)
@@ -655,4 +703,6 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     avoidable = {"shutil", "shlex", "subprocess", "cass_build.pipeline.toolchain"}
     avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
     avoidable |= {"typing", "cass_build.rules.diagnostics"}  # annotations only, here
+    if sys.version_info < (3, 12):  # the built-in _sha256 keys the caches (3.12: _sha2)
+        avoidable |= {"hashlib", "_hashlib"}
     assert loaded & avoidable == set()

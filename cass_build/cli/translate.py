@@ -187,11 +187,21 @@ def _tree_files(args: argparse.Namespace, root: Path) -> tuple[list[str], list[s
     is a plain file (no symlink). The entries that could not be listed go to
     ``args.tree_problems``."""
     from .tree_batch import out_prefix
+
+    prefix = out_prefix(root)
+    out = out_prefix(args.out_dir)
+    if sys.getfilesystemencoding() == "utf-8":  # names as the core reads them
+        from .. import _core
+
+        # The usual tree (directories and plain files, nothing unreadable), listed in C++;
+        # any other, None: listed here, which says what it met.
+        listed = _core.list_tree(str(root), prefix, out, TREE_SUFFIXES)
+        if listed is not None:
+            args.tree_problems = []
+            return listed[0], listed[1], [True] * len(listed[0])
     from .walk import tree_names
 
     rels, args.tree_problems, links = tree_names(root, TREE_SUFFIXES)
-    prefix = out_prefix(root)
-    out = out_prefix(args.out_dir)
     sources, targets = [], []
     for rel in rels:
         sources.append(prefix + rel)
@@ -337,9 +347,13 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
     """A tree with verification off, in one call of the core (see tree_batch.py): the
     per-file pipeline only for the files the core leaves to it, in their place."""
     from .._files import write_if_changed
-    from .tree_batch import NOT_WRITTEN, STALE, Batch
+    from .tree_batch import NOT_WRITTEN, STALE, Batch, table_ahead
 
-    sources, targets, plain = _tree_files(args, root)
+    table_ready = table_ahead(options)  # built while the tree is listed
+    try:
+        sources, targets, plain = _tree_files(args, root)
+    finally:  # never left running as the interpreter exits
+        table_ready()
     tally = _Tally(args, len(sources), err)
     batch = Batch(
         sources,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path, PurePath
 
@@ -78,6 +78,28 @@ class RealPaths(AbstractSet[Path]):
 
     def __len__(self) -> int:
         return len(self._reals)
+
+
+def table_ahead(options: PipelineOptions) -> Callable[[], None]:
+    """Starts the core's table (``rules.core_table``: read and unpacked, the GIL released)
+    on another thread while the caller lists the tree; the function returned waits for it.
+    Should it fail, ``Batch`` builds it again, and raises the error where it always did."""
+    import contextlib
+    import threading
+
+    from .. import _core  # noqa: F401 - imported here, not by two threads at once
+    from .._files import cache_dir, store_quietly  # noqa: F401 - likewise
+    from ..rules import core_table
+
+    roc = options.settings.libraries == "roc"
+
+    def build() -> None:
+        with contextlib.suppress(Exception):  # raised again by Batch's own call
+            core_table(roc=roc)  # as Batch calls it: the same functools.cache entry
+
+    thread = threading.Thread(target=build, name="cass-table", daemon=True)
+    thread.start()
+    return thread.join
 
 
 def _attempts(options: PipelineOptions) -> str:

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import functools
 import gc
-import hashlib
 import marshal
 import re
 import threading
 from pathlib import Path
 
 from .stats import FamilyCount, Stats
-from .tables import KINDS, REWRITES, STATUSES, Family, load_tables, shipped_core, tables_digest
+from .tables import (
+    KINDS,
+    REWRITES,
+    STATUSES,
+    Family,
+    load_tables,
+    sha256,
+    shipped_core,
+    tables_digest,
+)
 
 TYPE_CHECKING = False
 
@@ -87,7 +95,7 @@ def _core_cache(directory: str | None, roc: bool = False, *, packed: bool = Fals
 def row_encoding(roc: bool) -> str:
     """A hash of how rows are encoded for the core (and of the library choice)."""
     layout = (KINDS, STATUSES, REWRITES, sorted(_MATCH_CODES.items()), _ENTRY_FIELDS, roc)
-    return hashlib.sha256(repr(layout).encode()).hexdigest()[:8]
+    return sha256(repr(layout).encode()).hexdigest()[:8]
 
 
 @functools.cache
