@@ -244,26 +244,31 @@ def test_tree_listing_sorts_as_paths_do(
     assert problems == []
 
 
+def _random_tree(top: Path, rng: random.Random, alphabet: list[str], suffixes: list[str]) -> None:
+    """About 300 files of one-line text under ``top``, their names drawn from ``alphabet``,
+    one to three parts deep."""
+    for k in range(300):
+        parts = [
+            "".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(rng.randint(1, 3))
+        ]
+        path = top / "/".join(parts[:-1]) / f"{parts[-1]}{k % 7}{rng.choice(suffixes)}"
+        if any(p in (".", "..") for p in parts) or path.parent.is_file():
+            continue
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n")
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            continue  # a name taken by a file, or a directory, at another depth
+
+
 def test_tree_listing_sorts_as_paths_do_on_random_trees(tmp_path: Path) -> None:
     # Names from characters on both sides of "/" in code point order (and beyond ASCII),
     # so that a part that is a prefix of another, or differs in its last character, is
     # common: walk.py sorts by "/" as NUL, which must be Path's order by parts.
     from cass_build.cli.walk import tree_sources
 
-    rng = random.Random(16)
     alphabet = ["!", "-", ".", "0", "A", "_", "a", "\u00e9", "\u4e2d"]
-    for k in range(300):
-        parts = [
-            "".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(rng.randint(1, 3))
-        ]
-        path = tmp_path / "t" / "/".join(parts[:-1]) / f"{parts[-1]}{k % 7}.cu"
-        if any(p in (".", "..") for p in parts) or path.parent.is_file():
-            continue
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("\n")
-        except (FileExistsError, NotADirectoryError):
-            continue  # a name taken by a file at another depth
+    _random_tree(tmp_path / "t", random.Random(16), alphabet, [".cu"])
     files, problems = tree_sources(tmp_path / "t", (".cu",))
     assert problems == [] and len(files) > 200
     assert files == sorted(files) == sorted(p for p in (tmp_path / "t").rglob("*.cu"))
@@ -280,20 +285,9 @@ def test_core_listing_is_the_python_listing(
     from cass_build.cli.tree_batch import out_prefix
     from cass_build.cli.walk import tree_names
 
-    rng = random.Random(17)
     alphabet = ["!", "-", ".", "0", "A", "_", "a", "\u00e9", "\u4e2d", "\U0001f600"]
     suffixes = [".cu", ".cuh", ".h", ".txt", ".cu.bak", ""]
-    for k in range(300):
-        parts = ["".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(3)]
-        parts = parts[: rng.randint(1, 3)]
-        path = tmp_path / "t" / "/".join(parts[:-1]) / f"{parts[-1]}{k % 7}{rng.choice(suffixes)}"
-        if any(p in (".", "..") for p in parts) or path.parent.is_file():
-            continue
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("\n")
-        except (FileExistsError, NotADirectoryError, IsADirectoryError):
-            continue
+    _random_tree(tmp_path / "t", random.Random(17), alphabet, suffixes)
     monkeypatch.chdir(tmp_path)
     root = Path(tmp_path / "t" if spelled == "abs" else spelled)
     for out in ("o", "./o/", str(tmp_path / "o")):
