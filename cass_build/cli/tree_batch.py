@@ -97,7 +97,7 @@ def table_ahead(options: PipelineOptions) -> Callable[[], None]:
         with contextlib.suppress(Exception):  # raised again by Batch's own call
             core_table(roc=roc)  # as Batch calls it: the same functools.cache entry
 
-    thread = threading.Thread(target=build, name="cass-table", daemon=True)
+    thread = threading.Thread(target=build, name="rule-table-unpack", daemon=True)
     thread.start()
     return thread.join
 
