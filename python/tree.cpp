@@ -595,11 +595,9 @@ py::tuple translate_tree(const py::list& sources, const py::list& targets, const
 
 // Path.suffix of a file name is one of `suffixes`.
 bool has_suffix(std::string_view name, const std::vector<std::string>& suffixes) {
-    const std::size_t dot = name.rfind('.');
-    if (dot == std::string_view::npos || dot == 0 || dot + 1 >= name.size()) return false;
-    const std::string_view s = name.substr(dot);
-    return std::any_of(suffixes.begin(), suffixes.end(),
-                       [s](const std::string& x) { return x == s; });
+    const std::string_view s = suffix(name);
+    return !s.empty() && std::any_of(suffixes.begin(), suffixes.end(),
+                                     [s](const std::string& x) { return x == s; });
 }
 
 // Sorted as Paths sort (by their parts), as walk.tree_names sorts them: with '/' as NUL,
@@ -688,11 +686,7 @@ py::object list_tree(const py::str& top, const py::str& prefix, const py::str& o
         std::string rel = found[i];
         py::object source = decoded(before + rel);
         PyList_SET_ITEM(sources.ptr(), static_cast<Py_ssize_t>(i), source.release().ptr());
-        const std::size_t slash = rel.find_last_of('/');
-        const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
-        if (rel.size() - name > 3 && rel.compare(rel.size() - 3, 3, ".cu") == 0) {
-            rel.replace(rel.size() - 3, 3, ".hip");
-        }
+        if (source_is_cu(rel)) rel.replace(rel.size() - 3, 3, ".hip");
         py::object target = decoded(after + rel);
         PyList_SET_ITEM(targets.ptr(), static_cast<Py_ssize_t>(i), target.release().ptr());
     }

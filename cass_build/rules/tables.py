@@ -217,12 +217,22 @@ def sha256(data: bytes = b"") -> _Hash:
     """``sha256(data)``, the same digest, from the interpreter's built-in module
     where it has one: every run keys its caches with it, and hashlib's import loads
     OpenSSL's library (3-4 ms of a tree run's start)."""
+    found: _Hash = _sha256_type()(data)
+    return found
+
+
+@functools.cache
+def _sha256_type() -> Any:
+    """The built-in sha256 (``_sha256`` to 3.11, ``_sha2`` from 3.12), else hashlib's:
+    looked up once, since a failed import searches every finder again."""
     try:
         from _sha256 import sha256 as builtin  # type: ignore[import-not-found]
-    except ImportError:  # another interpreter (3.12 calls it _sha2): hashlib's
-        from hashlib import sha256 as builtin
-    found: _Hash = builtin(data)
-    return found
+    except ImportError:
+        try:
+            from _sha2 import sha256 as builtin  # type: ignore[import-not-found]
+        except ImportError:
+            from hashlib import sha256 as builtin
+    return builtin
 
 
 _CACHE_FORMAT = 3  # 2: rows gained `roc`; 3: and `warp`
