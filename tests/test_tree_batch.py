@@ -697,6 +697,5 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     avoidable = {"shutil", "shlex", "subprocess", "cass_build.pipeline.toolchain"}
     avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
     avoidable |= {"typing", "cass_build.rules.diagnostics"}  # annotations only, here
-    if sys.version_info < (3, 12):  # the built-in _sha256 keys the caches (3.12: _sha2)
-        avoidable |= {"hashlib", "_hashlib"}
+    avoidable |= {"hashlib", "_hashlib"}  # the built-in _sha256 (3.12: _sha2) keys the caches
     assert loaded & avoidable == set()
