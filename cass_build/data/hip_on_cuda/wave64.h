@@ -369,6 +369,12 @@ __device__ inline u64 waiting_later(const wave_record* w, u64 pending, unsigned 
 #ifndef CASS_WAVE64_LANE_PATIENCE
 #define CASS_WAVE64_LANE_PATIENCE 256u
 #endif
+// Run when a gathering closes without lanes it waited for in vain (`lanes`): nothing on the
+// GPU; the CPU model of the protocol counts it, to tell a lane that was only off the
+// processor past the patience from a wrong answer of the protocol's own.
+#ifndef CASS_WAVE64_GAVE_UP
+#define CASS_WAVE64_GAVE_UP(lanes) ((void)(lanes))
+#endif
 
 // One wave operation as seen by one crew: after gather() every lane of the crew can read
 // the values of the lanes that took part (`participants`); finish() ends the reading.
@@ -546,6 +552,7 @@ __device__ inline gathering gather(unsigned site, const party& who, unsigned val
             const unsigned patience =
                 (missing & ~here) || promised ? CASS_WAVE64_PATIENCE : CASS_WAVE64_LANE_PATIENCE;
             if (missing == 0 || quiet >= patience) {
+                if (missing) CASS_WAVE64_GAVE_UP(missing);
                 r.absent |= missing;
                 r.phase = kClosed;
                 r.participants = r.arrived;
