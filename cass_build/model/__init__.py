@@ -193,6 +193,7 @@ class Runner:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             msg = f"{directory}: the model cannot be loaded ({first[:200]})"
             raise ModelError(msg, hint="reinstall cass-build, or set CASS_MODEL_DIR") from None
+        self.copies = any(i.name == "src_ids" for i in self.decoder.get_inputs())
         cfg = _Config(directory / "config.json", self.config)
         self.max_len = cfg.count("max_len")
         self.block = cfg.count("block", 32)
@@ -220,15 +221,19 @@ class Runner:
             return None
 
     # -- decoding --------------------------------------------------------------
-    def _cross(self, src: list[int]) -> Any:
+    def _cross(self, src: list[int]) -> dict[str, Any]:
+        """What every decoder call of a unit takes besides its tokens and cache."""
         np = self.np
-        return self.encoder.run(None, {"src_ids": np.array([src], dtype=np.int64)})[0]
+        src_ids = np.array([src], dtype=np.int64)
+        fixed = {"cross_kv": self.encoder.run(None, {"src_ids": src_ids})[0]}
+        if self.copies:  # a copying decoder points into the source's ids
+            fixed["src_ids"] = src_ids
+        return fixed
 
-    def _step(self, feed: list[int], past: Any, cross: Any) -> tuple[Any, Any]:
+    def _step(self, feed: list[int], past: Any, cross: dict[str, Any]) -> tuple[Any, Any]:
         np = self.np
         nxt, present = self.decoder.run(
-            None,
-            {"tgt_ids": np.array([feed], dtype=np.int64), "past_kv": past, "cross_kv": cross},
+            None, {"tgt_ids": np.array([feed], dtype=np.int64), "past_kv": past, **cross}
         )
         return nxt[0], present
 

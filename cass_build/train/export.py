@@ -47,8 +47,10 @@ class _Decoder(nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, tgt_ids: Tensor, past_kv: Tensor, cross_kv: Tensor) -> tuple[Tensor, Tensor]:
-        logits, present = self.model.decode(tgt_ids, past_kv, cross_kv)
+    def forward(
+        self, tgt_ids: Tensor, past_kv: Tensor, cross_kv: Tensor, src_ids: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        logits, present = self.model.decode(tgt_ids, past_kv, cross_kv, src=src_ids)
         return logits.argmax(-1), present
 
 
@@ -80,19 +82,25 @@ def export(model: Seq2Seq, out: Path, *, quantize_decoder: bool = False) -> None
             opset_version=OPSET,
             dynamo=False,
         )
+        # A copying decoder also takes the source ids (the runtime passes them when the
+        # graph has that input).
+        inputs = (tgt, past, cross, src) if cfg.copy else (tgt, past, cross)
+        names = ["tgt_ids", "past_kv", "cross_kv", "src_ids"][: len(inputs)]
+        axes = {
+            "tgt_ids": {1: "block"},
+            "past_kv": {4: "past_len"},
+            "cross_kv": {4: "src_len"},
+            "src_ids": {1: "src_len"},
+            "next_ids": {1: "block"},
+            "present_kv": {4: "total_len"},
+        }
         torch.onnx.export(
             _Decoder(model),
-            (tgt, past, cross),
+            inputs,
             str(dec32),
-            input_names=["tgt_ids", "past_kv", "cross_kv"],
+            input_names=names,
             output_names=["next_ids", "present_kv"],
-            dynamic_axes={
-                "tgt_ids": {1: "block"},
-                "past_kv": {4: "past_len"},
-                "cross_kv": {4: "src_len"},
-                "next_ids": {1: "block"},
-                "present_kv": {4: "total_len"},
-            },
+            dynamic_axes={k: v for k, v in axes.items() if k in (*names, "next_ids", "present_kv")},
             opset_version=OPSET,
             dynamo=False,
         )
@@ -125,14 +133,18 @@ class _PlainOnnx:
         self.max_len = cfg.max_len
         dh = cfg.d_model // cfg.heads
         self.empty = np.zeros((cfg.dec_layers, 2, 1, cfg.heads, 0, dh), dtype=np.float32)
+        self.copy = any(i.name == "src_ids" for i in self.decoder.get_inputs())
 
     def drafted(self, src: list[int], draft: list[int]) -> list[int]:
         del draft  # plain greedy: the draft would only change the number of calls
-        cross = self.encoder.run(None, {"src_ids": np.array([src], dtype=np.int64)})[0]
+        src_ids = np.array([src], dtype=np.int64)
+        cross = self.encoder.run(None, {"src_ids": src_ids})[0]
         past, last = self.empty, 1  # 1: BOS
         out: list[int] = []
         while len(out) < self.max_len - 1:
             feed = {"tgt_ids": np.array([[last]], dtype=np.int64), "past_kv": past}
+            if self.copy:
+                feed["src_ids"] = src_ids
             nxt, past = self.decoder.run(None, {**feed, "cross_kv": cross})
             last = int(nxt[0][-1])
             if last == 2:  # EOS

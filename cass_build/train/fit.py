@@ -100,7 +100,7 @@ def greedy(model: Seq2Seq, src: np.ndarray, max_len: int, device: torch.device) 
     tok = torch.tensor([[BOS]], device=device)
     out: list[int] = []
     for _ in range(max_len):
-        logits, past = model.decode(tok, past, cross)
+        logits, past = model.decode(tok, past, cross, src=s)
         nxt = int(logits[0, -1].argmax())
         if nxt == EOS:
             break
@@ -162,6 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--ff", type=int, default=768)
     ap.add_argument(
+        "--copy",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="let the decoder copy source tokens (a pointer over the source; docs/model.md)",
+    )
+    ap.add_argument(
         "--resume", action="store_true", help="go on from OUT/ckpt_last.pt when it exists"
     )
     args = ap.parse_args(argv)
@@ -182,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         dec_layers=args.dec_layers,
         ff=args.ff,
         max_len=prep["max_len"],
+        copy=args.copy,
     )
     model = Seq2Seq(cfg).to(device)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]

@@ -30,6 +30,7 @@ class Config:
     ff: int = 768
     max_len: int = 1024
     dropout: float = 0.0
+    copy: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -108,6 +109,11 @@ class Seq2Seq(nn.Module):
         self.dec_norm = nn.LayerNorm(cfg.d_model)
         self.scale = math.sqrt(cfg.d_model)
         nn.init.normal_(self.embed.weight, std=cfg.d_model**-0.5)
+        if cfg.copy:
+            # Copying: a query over the last decoder layer's cross-attention keys, and a
+            # gate between that distribution over source tokens and the vocabulary's.
+            self.copy_q = nn.Linear(cfg.d_model, cfg.d_model)
+            self.copy_gate = nn.Linear(cfg.d_model, 1)
 
     # -- encoder -------------------------------------------------------------
     def encode(self, src: Tensor, src_mask: Tensor | None = None) -> Tensor:
@@ -134,11 +140,14 @@ class Seq2Seq(nn.Module):
         past: Tensor,
         cross: Tensor,
         src_mask: Tensor | None = None,
+        src: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """A block of target tokens after ``past`` cached positions.
 
-        ``tgt`` [B, K]; ``past`` [L, 2, B, H, P, dh]; ``cross`` [L, 2, B, H, S, dh].
-        Returns logits [B, K, V] and the cache grown to P + K positions.
+        ``tgt`` [B, K]; ``past`` [L, 2, B, H, P, dh]; ``cross`` [L, 2, B, H, S, dh];
+        ``src`` [B, S], the source ids (a copying model needs them). Returns scores
+        [B, K, V] (log-probabilities for a copying model, logits otherwise: both are
+        what cross-entropy and argmax take) and the cache grown to P + K positions.
         """
         p = past.shape[4]
         k_len = tgt.shape[1]
@@ -158,8 +167,33 @@ class Seq2Seq(nn.Module):
             x = x + layer.self_att.attend(h, k, v, causal)
             x = x + layer.cross.attend(layer.n2(x), cross[i, 0], cross[i, 1], cmask)
             x = x + layer.ff(layer.n3(x))
-        logits = self.dec_norm(x) @ self.embed.weight.t()
+        h = self.dec_norm(x)
+        logits = h @ self.embed.weight.t()
+        if self.cfg.copy:
+            if src is None:
+                raise ValueError("a copying model decodes with the source ids")
+            logits = self._with_copy(h, logits, cross, src, cmask)
         return logits, torch.stack(present)
+
+    def _with_copy(
+        self, h: Tensor, logits: Tensor, cross: Tensor, src: Tensor, cmask: Tensor | None
+    ) -> Tensor:
+        """log(g * p_vocab + (1 - g) * p_copy): unseen identifiers are copied from the
+        source rather than spelled from the vocabulary (the synthetic data's names are
+        all the vocabulary had seen). Computed in float32: the mixture of two softmaxes
+        loses its small terms in bfloat16."""
+        b, s = src.shape
+        keys = cross[-1, 0].transpose(1, 2).reshape(b, s, -1).float()  # [B, S, D]
+        q = self.copy_q(h).float()
+        scores = q @ keys.transpose(1, 2) / self.scale  # [B, K, S]
+        if cmask is not None:
+            scores = scores.masked_fill(~cmask[:, 0], float("-inf"))
+        attn = torch.softmax(scores, dim=-1)
+        gate = torch.sigmoid(self.copy_gate(h).float())  # [B, K, 1]
+        vocab = torch.softmax(logits.float(), dim=-1) * gate
+        index = src[:, None, :].expand(b, h.shape[1], s)
+        mixed = vocab.scatter_add(2, index, attn * (1.0 - gate))
+        return torch.log(mixed + 1e-9)
 
     def empty_cache(self, batch: int, device: torch.device | None = None) -> Tensor:
         cfg = self.cfg
@@ -170,7 +204,8 @@ class Seq2Seq(nn.Module):
         """Teacher forcing: logits [B, T, V] for every target position."""
         memory = self.encode(src, src_mask)
         cross = self.cross_kv(memory)
-        logits, _ = self.decode(tgt_in, self.empty_cache(src.shape[0], src.device), cross, src_mask)
+        empty = self.empty_cache(src.shape[0], src.device)
+        logits, _ = self.decode(tgt_in, empty, cross, src_mask, src)
         return logits
 
 
