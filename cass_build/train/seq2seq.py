@@ -171,7 +171,8 @@ class Seq2Seq(nn.Module):
         logits = h @ self.embed.weight.t()
         if self.cfg.copy:
             if src is None:
-                raise ValueError("a copying model decodes with the source ids")
+                msg = "a copying model decodes with the source ids"
+                raise ValueError(msg)
             logits = self._with_copy(h, logits, cross, src, cmask)
         return logits, torch.stack(present)
 
