@@ -555,3 +555,32 @@ def test_no_accepted_model_output_loses_a_test_no_hazard_points_at(
         found = rules_translate(piece, str(path), NATIVE).diagnostics
         lines = {x.line for x in found if x.rule in hazard_rules()}
         assert comparisons_lost(piece, d.draft, d.translated, lines) == []
+
+
+def test_model_rename_scores_pairs_as_they_are_and_renamed(tmp_path: Path) -> None:
+    """bench/model_rename.py: each model gets an as-is and a renamed row, from the same
+    pairs, with accuracies the model's own decoding gives (a pair the model gets right
+    at every token counts once)."""
+    root = Path(__file__).resolve().parents[1]
+    cuda = "\n__device__ int scale_value(int value) {\n  return value * 2;\n}\n"
+    rows = [{"cuda": cuda, "hip": cuda}] * 3
+    data = tmp_path / "data"
+    data.mkdir()
+    with gzip.open(data / "valid.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    out = tmp_path / "rename.json"
+    script = root / "bench/model_rename.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--data", str(data), "--json", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(out.read_text())["results"]
+    assert set(results) == {"packaged, as is", "packaged, renamed"}
+    for doc in results.values():
+        assert doc["units"] == 3
+        assert 0.0 < doc["token_accuracy"] <= 1.0
+    # The same pair three times as is: all right or none (renamed, each copy has its own).
+    assert results["packaged, as is"]["units_exact"] in (0, 3)
+    assert "| packaged | renamed |" in done.stdout

@@ -61,12 +61,39 @@ def load_checkpoint(path: Path) -> Seq2Seq:
     return model.eval()
 
 
-def export(model: Seq2Seq, out: Path, *, quantize_decoder: bool = False) -> None:
+def export_decoder(model: Seq2Seq, cross: Tensor, path: Path) -> None:
+    """The fp32 decoder graph; ``cross`` is an example of the encoder's output."""
     cfg = model.cfg
     dh = cfg.d_model // cfg.heads
-    src = torch.randint(4, cfg.vocab, (1, 7))
+    src = torch.randint(4, cfg.vocab, (1, cross.shape[4]))
     tgt = torch.randint(4, cfg.vocab, (1, 3))
     past = torch.randn(cfg.dec_layers, 2, 1, cfg.heads, 5, dh)
+    # A copying decoder also takes the source ids (the runtime passes them when the
+    # graph has that input).
+    inputs = (tgt, past, cross, src) if cfg.copy else (tgt, past, cross)
+    names = ["tgt_ids", "past_kv", "cross_kv", "src_ids"][: len(inputs)]
+    axes = {
+        "tgt_ids": {1: "block"},
+        "past_kv": {4: "past_len"},
+        "cross_kv": {4: "src_len"},
+        "src_ids": {1: "src_len"},
+        "next_ids": {1: "block"},
+        "present_kv": {4: "total_len"},
+    }
+    torch.onnx.export(
+        _Decoder(model),
+        inputs,
+        str(path),
+        input_names=names,
+        output_names=["next_ids", "present_kv"],
+        dynamic_axes={k: v for k, v in axes.items() if k in (*names, "next_ids", "present_kv")},
+        opset_version=OPSET,
+        dynamo=False,
+    )
+
+
+def export(model: Seq2Seq, out: Path, *, quantize_decoder: bool = False) -> None:
+    src = torch.randint(4, model.cfg.vocab, (1, 7))
     with torch.no_grad():
         cross = model.cross_kv(model.encode(src))
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,28 +109,7 @@ def export(model: Seq2Seq, out: Path, *, quantize_decoder: bool = False) -> None
             opset_version=OPSET,
             dynamo=False,
         )
-        # A copying decoder also takes the source ids (the runtime passes them when the
-        # graph has that input).
-        inputs = (tgt, past, cross, src) if cfg.copy else (tgt, past, cross)
-        names = ["tgt_ids", "past_kv", "cross_kv", "src_ids"][: len(inputs)]
-        axes = {
-            "tgt_ids": {1: "block"},
-            "past_kv": {4: "past_len"},
-            "cross_kv": {4: "src_len"},
-            "src_ids": {1: "src_len"},
-            "next_ids": {1: "block"},
-            "present_kv": {4: "total_len"},
-        }
-        torch.onnx.export(
-            _Decoder(model),
-            inputs,
-            str(dec32),
-            input_names=names,
-            output_names=["next_ids", "present_kv"],
-            dynamic_axes={k: v for k, v in axes.items() if k in (*names, "next_ids", "present_kv")},
-            opset_version=OPSET,
-            dynamo=False,
-        )
+        export_decoder(model, cross, dec32)
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         out.mkdir(parents=True, exist_ok=True)

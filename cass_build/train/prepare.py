@@ -4,6 +4,11 @@
 tokenizer on the training split, then writes ``tokens.npz`` (each split's source
 and target ids, concatenated, with offsets) and ``tokenizer.json``. The GPU
 machine then needs only torch and numpy: no tokenizer, no C++ core.
+
+``--renamed N`` adds N copies of each training pair with some of its own names replaced
+by made-up ones, alike on both sides (``rename``): a model whose training names all
+come from the synthesizer's pools learns to write those pools instead of copying a
+source's names. The tokenizer is trained before, on the pairs as they are.
 """
 
 from __future__ import annotations
@@ -11,12 +16,14 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .rename import rename
 from .tokens import train_tokenizer
 
 __all__ = ["main", "read_split"]
@@ -37,13 +44,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--vocab", type=int, default=4096)
     ap.add_argument("--max-len", type=int, default=1024)
+    ap.add_argument("--renamed", type=int, default=1, help="renamed copies per training pair")
+    ap.add_argument("--seed", type=int, default=0, help="draws the renamed copies' names")
     args = ap.parse_args(argv)
 
     records = {s: list(read_split(args.data, s)) for s in SPLITS}
     train_texts = [t for r in records["train"] for t in (r["cuda"], r["hip"])]
     tok = train_tokenizer(train_texts, args.vocab, args.out / "tokenizer.json")
+    rng = random.Random(args.seed)
+    renamed = []
+    for _ in range(args.renamed):
+        for r in records["train"]:
+            cuda, hip = rename(r["cuda"], r["hip"], rng)
+            if cuda != r["cuda"]:
+                renamed.append({**r, "cuda": cuda, "hip": hip, "origin": "renamed"})
+    records["train"] += renamed
     arrays: dict[str, np.ndarray] = {}
-    stats: dict[str, Any] = {"vocab": tok.get_vocab_size(), "max_len": args.max_len}
+    stats: dict[str, Any] = {
+        "vocab": tok.get_vocab_size(),
+        "max_len": args.max_len,
+        "renamed_copies": len(renamed),
+    }
     limit = args.max_len - 2  # room for <s> and </s>
     for split, recs in records.items():
         src = tok.encode_batch([r["cuda"] for r in recs])
