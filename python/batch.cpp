@@ -110,6 +110,53 @@ bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size(
 
 std::atomic<unsigned long long> counter{0};
 
+// Whether linkat(fd, "", ..., AT_EMPTY_PATH) was refused once (it needs CAP_DAC_READ_SEARCH
+// before Linux 6.10): then /proc/self/fd/N names the file instead.
+std::atomic<bool> empty_path_refused{false};
+
+// Gives the unnamed file `fd` the name `name` in `dir`; fails with EEXIST where it is taken.
+bool link_unnamed(int fd, const Directory& dir, const std::string& name) {
+    if (!empty_path_refused.load(std::memory_order_relaxed)) {
+        if (linkat(fd, "", dir.fd, name.c_str(), AT_EMPTY_PATH) == 0) return true;
+        if (errno != ENOENT && errno != EPERM) return false;
+        empty_path_refused.store(true, std::memory_order_relaxed);
+    }
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    return linkat(AT_FDCWD, self.c_str(), dir.fd, name.c_str(), AT_SYMLINK_FOLLOW) == 0;
+}
+
+// A new output (no file of its name there) written as an unnamed file in `dir`
+// (O_TMPFILE) and then linked under its name: one name operation instead of a
+// temporary's create and rename, and as atomic, as the name appears only once every
+// byte is written. 0 written; 1 not written, nothing left behind (a write failed);
+// -1 where this cannot be done (no O_TMPFILE on that file system, no linking it, or the
+// name taken since it was listed): the caller writes it through a temporary file.
+int write_new(const Directory& dir, const std::string& name, std::string_view data) {
+#if defined(__linux__) && defined(O_TMPFILE)
+    const int fd = openat(dir.fd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0666);  // umask
+    if (fd < 0) return -1;  // EOPNOTSUPP, EISDIR, EINVAL (no O_TMPFILE), or an error
+    if (!write_all(fd, data)) {
+        close(fd);  // unnamed: nothing is left
+        return 1;
+    }
+    const bool linked = link_unnamed(fd, dir, name);
+    // Closed after the link: the bytes are the file's once write() returns, so a reader
+    // that opens the name at once reads them all.
+    const bool closed = close(fd) == 0;
+    if (!linked) return closed ? -1 : 1;
+    if (!closed) {
+        unlinkat(dir.fd, name.c_str(), 0);
+        return 1;
+    }
+    return 0;
+#else
+    (void)dir;
+    (void)name;
+    (void)data;
+    return -1;
+#endif
+}
+
 }  // namespace
 
 bool valid_utf8(std::string_view s) {
@@ -516,6 +563,10 @@ int write_if_changed(const Directory& dir, const std::string& name, std::string_
         if (dir.real.empty() || dir.real[0] != '/') return 2;
         const std::string full = dir.real == "/" ? "/" + name : dir.real + "/" + name;
         if (inputs.count(full) != 0) return 2;  // Python refuses it, with its message
+    }
+    if (!replacing) {
+        const int linked = write_new(dir, name, data);
+        if (linked >= 0) return linked == 0 ? 0 : 2;
     }
     // A name no Python writer uses (theirs count without the 'b'), so no collision.
     const std::string tmp = "." + name + "." + std::to_string(getpid()) + ".b" +

@@ -79,9 +79,10 @@ struct Directory {
 Directory open_directory(const std::string& path);
 
 // write_if_changed's fast path in `dir`: 1 when the file already holds `data`,
-// 0 when it was written (a temporary file renamed into place), 2 when it was not
-// done (the caller writes it), with nothing left behind. `absent`: the caller knows
-// that no file of that name is there (from a listing of the directory).
+// 0 when it was written (a new file linked into place, or a temporary file renamed
+// over the old one), 2 when it was not done (the caller writes it), with nothing left
+// behind. `absent`: the caller knows that no file of that name is there (from a
+// listing of the directory).
 int write_if_changed(const Directory& dir, const std::string& name, std::string_view data,
                      const std::unordered_set<std::string>& inputs, bool absent = false);
 

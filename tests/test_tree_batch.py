@@ -210,6 +210,33 @@ def test_tree_run_rewrites_exactly_the_changed_outputs(tmp_path: Path, size: int
         assert (out.stat().st_mtime_ns == 1) == (k == 0)  # only an unchanged one is kept
 
 
+def test_core_writes_new_and_replaced_outputs_whole(tmp_path: Path) -> None:
+    # A new output is an unnamed file linked into place once written (O_TMPFILE where the
+    # file system has it), a replaced one a temporary renamed over it: either way the
+    # directory ends with exactly the outputs, new ones with the umask's mode, replaced
+    # ones with their old mode, and an unchanged one keeps its file.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.hip").write_bytes(b"before")
+    (out / "old.hip").chmod(0o640)
+    (out / "same.hip").write_bytes(b"same")
+    os.utime(out / "same.hip", ns=(1, 1))
+    umask = os.umask(0o022)
+    try:
+        names = ["new.hip", "old.hip", "same.hip", "big.hip"]
+        datas = [b"new\n", b"after\n", b"same", b"x" * 300_000]
+        status = _core.write_files([str(out / n) for n in names], datas, [], 2)
+    finally:
+        os.umask(umask)
+    assert status == [0, 0, 1, 0]
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)  # nothing else left
+    assert [(out / n).read_bytes() for n in names] == datas
+    assert (out / "new.hip").stat().st_mode & 0o777 == 0o644
+    assert (out / "big.hip").stat().st_mode & 0o777 == 0o644
+    assert (out / "old.hip").stat().st_mode & 0o777 == 0o640
+    assert (out / "same.hip").stat().st_mtime_ns == 1
+
+
 def test_tree_run_refuses_an_output_that_is_an_input(tmp_path: Path) -> None:
     src = _tree(tmp_path)
     out = tmp_path / "out"

@@ -68,10 +68,41 @@ bool lend_back(void* p, std::size_t bytes) {
 #endif
 }
 
+// Gives the pages of [p, p + bytes) back to the kernel at once, the buffer staying
+// mapped (read again, they are zeros): memory the rest of a translation then takes, the
+// output above all, comes from these pages rather than fresh ones. False where it cannot.
+bool give_back(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_DONTNEED)
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    return end <= begin || madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0;
+#else
+    (void)p;
+    (void)bytes;
+    return false;
+#endif
+}
+
+constexpr std::size_t kKeep = std::size_t{1} << 24;  // bytes a buffer may hold on to
+
 }  // namespace
 
+void Storage::drop_tokens() {
+    // Only what trim() would lend back anyway: a small file's buffers stay warm for the
+    // next one. The next scan writes every token and entry it reads, so zeros do no harm.
+    if (scan.cap * sizeof(Tok) > kKeep) give_back(scan.toks.get(), scan.cap * sizeof(Tok));
+    const auto drop = [](auto& v) {
+        const std::size_t bytes = v.capacity() * sizeof(v[0]);
+        if (bytes > kKeep) give_back(v.data(), bytes);
+    };
+    drop(consumed);
+    drop(scan.visit);
+    drop(scan.decls);
+    drop(scan.breaks);
+}
+
 void Storage::trim() {
-    constexpr std::size_t kKeep = std::size_t{1} << 24;  // bytes a buffer may hold on to
     if (scan.cap * sizeof(Tok) > kKeep && !lend_back(scan.toks.get(), scan.cap * sizeof(Tok))) {
         scan.toks.reset();
         scan.cap = 0;
@@ -106,7 +137,7 @@ Rewriter::Rewriter(std::string_view src, const Table& table, const Options& opti
     scan(s_, &t_, scan_);
     toks_ = scan_.toks.get();
     ntok_ = static_cast<int>(scan_.ntoks);
-    consumed_.assign(scan_.ntoks, 0);
+    consumed_.assign((scan_.ntoks + 63) / 64, 0);
     edits_.reserve(scan_.visit.size() + 16);  // about one edit per visit at most: no regrowth
     stats_.families.resize(t_.families().size());
     for (std::size_t f = 0; f < t_.families().size(); ++f) {
@@ -388,7 +419,9 @@ void Rewriter::insert_stable(std::uint32_t offset, std::string_view stable) {
 }
 
 void Rewriter::consume(int first, int last) {
-    for (int k = first; k <= last; ++k) consumed_[k] = 1;
+    for (int k = first; k <= last; ++k) {
+        consumed_[static_cast<std::size_t>(k) >> 6] |= std::uint64_t{1} << (k & 63);
+    }
 }
 
 void Rewriter::diag(int token, Severity severity, DiagId rule, std::string message) {
@@ -1476,7 +1509,7 @@ void Rewriter::walk() {
             define_name_ = -1;
             continue;
         }
-        if (consumed_[i] != 0) continue;
+        if (consumed(i)) continue;
         switch (t.kind) {
             case TokenKind::Identifier:
                 on_identifier(i);
@@ -1568,7 +1601,7 @@ std::string Rewriter::kept(std::uint32_t b, std::uint32_t e) const {
 // name (min for umin) is renamed only where this file writes it.
 void Rewriter::note_shadowing_macro(int k) {
     const int name = next_sig(k);
-    if (name < 0 || !is_ident(name) || !in_directive(name) || consumed_[name] != 0) return;
+    if (name < 0 || !is_ident(name) || !in_directive(name) || consumed(name)) return;
     const std::string_view w = text(name);
     const int how = t_.emits(w);
     if (how == 0 || (how == 1 && !file_writes(w))) return;
@@ -1583,7 +1616,7 @@ void Rewriter::note_shadowing_macro(int k) {
     const std::string_view renamed = owned_.back();
     const auto [first, end] = uses_of(toks_[name].link, name - 1, ntok_);
     for (const int* u = first; u != end; ++u) {
-        if (consumed_[*u] == 0) rename(*u, *u, renamed);
+        if (!consumed(*u)) rename(*u, *u, renamed);
     }
     diag(name, Severity::Warning, DiagId::MacroShadowsHip,
          "'" + std::string(w) +
@@ -1688,6 +1721,10 @@ Result Rewriter::run(const OutputBuffer* output) {
         cursor = e.end;
     }
     edits_.resize(n);
+    // The tokens and their side tables are not read from here on (the edits hold
+    // offsets and texts, the diagnostics offsets): a large file's pages go back before
+    // the output takes as many, so the peak is the larger of the two, not their sum.
+    mem_.drop_tokens();
     Result r;
     // Two passes: the size of the output, then the bytes, copied straight in
     // (into the caller's buffer when it gives one: a Python bytes object, say).

@@ -99,9 +99,12 @@ struct FnLanes {
 // one for the next translation.
 struct Storage {
     Scan scan;
-    std::vector<std::uint8_t> consumed;
+    std::vector<std::uint64_t> consumed;  // a bit a token (Rewriter::consumed)
     std::unique_ptr<char[]> padded;
     std::size_t padded_cap = 0;
+    // Once the tokens are read for the last time: the pages of the buffers trim()
+    // lends back are given back at once (MADV_DONTNEED), before the output is made.
+    void drop_tokens();
     // After a translation: the buffers grown for an unusually large source are
     // lent back to the kernel (MADV_FREE), or let go of where that cannot be done.
     void trim();
@@ -332,7 +335,13 @@ public:
     const Tok* toks_ = nullptr;               // scan_.toks
     std::vector<Symbol>& syms_ = scan_.syms;  // per distinct identifier: entry, declarations
     int ntok_ = 0;
-    std::vector<std::uint8_t>& consumed_ = mem_.consumed;
+    // Whether a rewrite took token i: one bit a token, as a large file has a token
+    // every three bytes (a byte each was a tenth of a translation's memory).
+    std::vector<std::uint64_t>& consumed_ = mem_.consumed;
+    [[nodiscard]] bool consumed(int i) const {
+        const auto k = static_cast<std::size_t>(i);
+        return ((consumed_[k >> 6] >> (k & 63)) & 1U) != 0;
+    }
     std::vector<Edit> edits_;
     std::deque<std::string> owned_;  // texts of edits built here (a deque never moves them)
     std::vector<Diagnostic> diags_;
