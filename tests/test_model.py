@@ -147,6 +147,31 @@ def test_block_length_after_an_edit_changes_the_cost_not_the_output() -> None:
     assert checked >= 3
 
 
+def test_a_copying_decoder_is_fed_the_source_ids() -> None:
+    """A decoder with a pointer over the source (``Config.copy``) takes ``src_ids``, which
+    the runner passes (tests/fixtures/model_copy, a tiny copying model): its next tokens
+    depend on them, a block of tokens decodes as they do one at a time (what drafted
+    decoding relies on), and drafted decoding equals plain greedy decoding."""
+    runner = Runner(FIXTURES / "model_copy", threads=1)
+    assert runner.copies and not load().copies
+    cuda, draft = next((c, d) for c, d in _short_units(SAMPLES, 640) if c != d)
+    src = runner.encode_text(cuda)
+    tgt = runner.encode_text(draft)[:40]
+    fixed = runner._cross(src)
+    block, _ = runner._step([1, *tgt], runner.empty, fixed)
+    past, one = runner.empty, []
+    for tok in [1, *tgt]:
+        nxt, past = runner._step([tok], past, fixed)
+        one.append(int(nxt[-1]))
+    assert [int(t) for t in block] == one
+    other = {**fixed, "src_ids": fixed["src_ids"][:, ::-1].copy()}
+    moved, _ = runner._step([1, *tgt], runner.empty, other)
+    assert [int(t) for t in moved] != one  # the pointer reads the ids, not only the encoding
+    stats = UnitStats()
+    assert runner.drafted(src, runner.encode_text(draft), stats) == runner.greedy(src)
+    assert stats.edits > 0
+
+
 def test_departures_walk_counts_what_drafted_decoding_counts() -> None:
     runner = load()
     for cuda, draft in _short_units(SAMPLES, 700)[:12]:
