@@ -35,12 +35,13 @@ from torch.nn import functional as F
 
 from .._files import write_atomic
 from .export import export_decoder
+from .fit import pad_pairs
 from .rename import rename
 from .seq2seq import Config, Seq2Seq
 
 __all__ = ["load_decoder", "main"]
 
-PAD, BOS, EOS = 0, 1, 2
+PAD = 0
 
 
 def load_decoder(model_dir: Path) -> Seq2Seq:
@@ -124,20 +125,11 @@ def _batch(
             break
         pairs.append(pair)
         longest = max(longest, length)
-    s_len = max(len(s) for s, _ in pairs)
-    t_len = max(len(t) for _, t in pairs) + 1
+    src, tin, tout = pad_pairs(pairs)
     crosses = []
-    src = np.zeros((len(pairs), s_len), dtype=np.int64)
-    tin = np.zeros((len(pairs), t_len), dtype=np.int64)
-    tout = np.full((len(pairs), t_len), -100, dtype=np.int64)
-    for row, (s, t) in enumerate(pairs):
-        src[row, : len(s)] = s
-        tin[row, 0] = BOS
-        tin[row, 1 : len(t) + 1] = t
-        tout[row, : len(t)] = t
-        tout[row, len(t)] = EOS
+    for s, _ in pairs:
         cross = encoder.run(None, {"src_ids": np.array([s], dtype=np.int64)})[0]
-        pad = [(0, 0)] * 4 + [(0, s_len - len(s)), (0, 0)]
+        pad = [(0, 0)] * 4 + [(0, src.shape[1] - len(s)), (0, 0)]
         crosses.append(np.pad(cross, pad))
     cross_t = torch.from_numpy(np.concatenate(crosses, axis=2))
     src_t = torch.from_numpy(src)

@@ -20,6 +20,7 @@ import json
 import math
 import random
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,19 +75,24 @@ def batches(split: Split, budget: int, rng: random.Random) -> list[list[int]]:
     return out
 
 
-def collate(split: Split, idx: list[int], device: torch.device) -> tuple[torch.Tensor, ...]:
-    pairs = [split.pair(i) for i in idx]
+def pad_pairs(pairs: Sequence[tuple[Any, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Source ids, decoder inputs (BOS first) and targets (EOS last, -100 where padded)."""
     s_len = max(len(s) for s, _ in pairs)
     t_len = max(len(t) for _, t in pairs) + 1
-    src = np.zeros((len(idx), s_len), dtype=np.int64)
-    tin = np.zeros((len(idx), t_len), dtype=np.int64)
-    tout = np.full((len(idx), t_len), -100, dtype=np.int64)
+    src = np.zeros((len(pairs), s_len), dtype=np.int64)
+    tin = np.zeros((len(pairs), t_len), dtype=np.int64)
+    tout = np.full((len(pairs), t_len), -100, dtype=np.int64)
     for row, (s, t) in enumerate(pairs):
         src[row, : len(s)] = s
         tin[row, 0] = BOS
         tin[row, 1 : len(t) + 1] = t
         tout[row, : len(t)] = t
         tout[row, len(t)] = EOS
+    return src, tin, tout
+
+
+def collate(split: Split, idx: list[int], device: torch.device) -> tuple[torch.Tensor, ...]:
+    src, tin, tout = pad_pairs([split.pair(i) for i in idx])
     src_t = torch.from_numpy(src).to(device, non_blocking=True)
     return src_t, src_t != PAD, torch.from_numpy(tin).to(device), torch.from_numpy(tout).to(device)
 
