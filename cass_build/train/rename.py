@@ -15,14 +15,14 @@ from pathlib import Path
 __all__ = ["rename"]
 
 _IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
-# Names a rename leaves alone: CUDA's and HIP's own (prefixes; rename_words.json lists
+# Names a rename leaves alone: CUDA's and HIP's own (prefixes; data/rename_words.json lists
 # the language's words and common device functions), and short ones (loop counters).
 _KEEP_PREFIXES = ("__", "cuda", "hip", "cub", "cg", "warp", "thread", "block", "grid", "atomic")
 
 
 @functools.cache
 def _words() -> tuple[frozenset[str], tuple[str, ...]]:
-    doc = json.loads((Path(__file__).with_name("rename_words.json")).read_text())
+    doc = json.loads((Path(__file__).parents[1] / "data" / "rename_words.json").read_text())
     return frozenset(doc["keep"]), tuple(doc["pieces"])
 
 
