@@ -169,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ff", type=int, default=768)
     ap.add_argument(
         "--copy",
-        action=argparse.BooleanOptionalAction,
-        default=True,
+        action="store_true",
         help="let the decoder copy source tokens (a pointer over the source; docs/model.md)",
     )
     ap.add_argument(

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--vocab", type=int, default=4096)
     ap.add_argument("--max-len", type=int, default=1024)
-    ap.add_argument("--renamed", type=int, default=1, help="renamed copies per training pair")
+    ap.add_argument("--renamed", type=int, default=0, help="renamed copies per training pair")
     ap.add_argument("--seed", type=int, default=0, help="draws the renamed copies' names")
     args = ap.parse_args(argv)
 
