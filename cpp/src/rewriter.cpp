@@ -50,6 +50,21 @@ std::string version_text(std::uint32_t v) {
     return std::to_string(v / 100) + "." + std::to_string(v % 100);
 }
 
+// madvise(advice) over the whole pages of [p, p + bytes); false where it cannot be done.
+bool advise(void* p, std::size_t bytes, int advice) {
+#if defined(__linux__)
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    return end <= begin || madvise(reinterpret_cast<void*>(begin), end - begin, advice) == 0;
+#else
+    (void)p;
+    (void)bytes;
+    (void)advice;
+    return false;
+#endif
+}
+
 // Lets the kernel take back the pages of [p, p + bytes) whenever it needs memory,
 // the buffer staying mapped: until the kernel does take them, the next large
 // translation writes them again without a page fault per 4 KiB page (a fault costs
@@ -57,10 +72,7 @@ std::string version_text(std::uint32_t v) {
 // with large files holds no memory against the system. False where it cannot.
 bool lend_back(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_FREE)
-    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-    return end <= begin || madvise(reinterpret_cast<void*>(begin), end - begin, MADV_FREE) == 0;
+    return advise(p, bytes, MADV_FREE);
 #else
     (void)p;
     (void)bytes;
@@ -73,10 +85,7 @@ bool lend_back(void* p, std::size_t bytes) {
 // output above all, comes from these pages rather than fresh ones. False where it cannot.
 bool give_back(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_DONTNEED)
-    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-    return end <= begin || madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0;
+    return advise(p, bytes, MADV_DONTNEED);
 #else
     (void)p;
     (void)bytes;
