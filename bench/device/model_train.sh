@@ -14,7 +14,7 @@
 # count, reproducible; unset: calibrated to fill MODEL_MINUTES), MODEL_SEED (0), MODEL_CHECK
 # (test units export decodes both ways, 30), MODEL_DEADLINE (seconds from the start by
 # which the tar is written, 565), FRESH=1 (start over instead of resuming), MODEL_COPY=1
-# (train the copying model: fit --copy).
+# (train the copying model: fit --copy), MODEL_PREP (the prepared data, build/model_prep).
 # The fit directory is build/model_fit inside the checkout (ignored by git): a warm
 # machine keeps it between calls, and a run finds its ckpt_last.pt and resumes from it
 # (the same schedule, the optimizer and the batch order included).
@@ -32,7 +32,7 @@ SEED=${MODEL_SEED:-0}
 CHECK=${MODEL_CHECK:-30}
 DEADLINE=${MODEL_DEADLINE:-565}
 PY=${PYTHON:-python3}
-PREP=build/model_prep
+PREP=${MODEL_PREP:-build/model_prep}
 FIT=build/model_fit
 LOGS=$OUT/logs
 say() { echo "model_train: $*" | tee -a "$LOGS/steps.log" >&2; }
