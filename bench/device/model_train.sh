@@ -61,12 +61,15 @@ fi
 # export its share of the deadline.
 FIT_LIMIT=$(($(left) - 150))
 [ "$FIT_LIMIT" -gt $((MINUTES * 60 + 90)) ] && FIT_LIMIT=$((MINUTES * 60 + 90))
-say "fit: $MINUTES min, seed $SEED, limit ${FIT_LIMIT}s"
+# fit's own hard stop comes first: it saves a checkpoint and fit.json when it stops, which
+# the timeout's kill does not (start-up and data loading take up to a minute).
+FIT_MINUTES=$(awk -v m="$MINUTES" -v l="$FIT_LIMIT" 'BEGIN { c = (l - 75) / 60; print (m < c ? m : c) }')
+say "fit: $FIT_MINUTES min, seed $SEED, limit ${FIT_LIMIT}s"
 STEPS=()
 [ -n "${MODEL_STEPS:-}" ] && STEPS=(--steps "$MODEL_STEPS")
 [ "${MODEL_COPY:-0}" = 1 ] && STEPS+=(--copy)
 timeout "$FIT_LIMIT" "$PY" -m cass_build.train.fit "$PREP" "$FIT" --seed "$SEED" \
-    --minutes "$MINUTES" "${STEPS[@]}" "${RESUME[@]}" >"$LOGS/fit.log" 2>&1
+    --minutes "$FIT_MINUTES" "${STEPS[@]}" "${RESUME[@]}" >"$LOGS/fit.log" 2>&1
 FIT_RC=$?
 say "fit exit $FIT_RC after $(($(date +%s) - START))s"
 if [ ! -f "$FIT/ckpt_last.pt" ]; then
