@@ -18,7 +18,6 @@ falls back to the rules.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import json
 import os
@@ -152,13 +151,6 @@ class _Config:
             raise ModelError(msg, hint=_REINSTALL)
         return value
 
-    def flag(self, key: str) -> bool:
-        value = self.doc.get(key, False)
-        if not isinstance(value, bool):
-            msg = f"{self.path}: {key!r} must be true or false, not {value!r}"
-            raise ModelError(msg, hint=_REINSTALL)
-        return value
-
 
 _REINSTALL = "reinstall cass-build, or set CASS_MODEL_DIR to a complete model"
 
@@ -211,9 +203,6 @@ class Runner:
             msg = f"CASS_MODEL_MAX_DEPARTURES={env_limit!r}: expected a whole number"
             raise ModelError(msg, hint="unset it, or set it to a count such as 24")
         self.max_departures = int(env_limit) if env_limit else cfg.count("max_departures", 24)
-        # With anchored lines the model writes only the lines the rules flag; the rest
-        # is the rules' draft (docs/model.md, "Anchored lines").
-        self.anchored = cfg.flag("anchor_lines")
         heads = cfg.count("heads")
         dh = cfg.count("d_model") // heads
         self.empty = np.zeros((cfg.count("dec_layers"), 2, 1, heads, 0, dh), dtype=np.float32)
@@ -248,41 +237,17 @@ class Runner:
         )
         return nxt[0], present
 
-    def greedy(
-        self,
-        src: list[int],
-        stats: UnitStats | None = None,
-        *,
-        draft: list[int] | None = None,
-        forced: Sequence[bool] | None = None,
-    ) -> list[int] | None:
-        """Plain greedy decoding, one token per decoder call: the reference.
-
-        With ``forced`` (a flag per ``draft`` token), each token is the draft's own
-        wherever the walk along the draft stands on a forced one, and the model's
-        elsewhere: the rule :meth:`drafted` follows a block at a time.
-        """
+    def greedy(self, src: list[int], stats: UnitStats | None = None) -> list[int] | None:
+        """Plain greedy decoding, one token per decoder call: the reference."""
         stats = stats if stats is not None else UnitStats()
         cross = self._cross(src)
         out: list[int] = []
         past, tok = self.empty, BOS
         limit = self.max_len - 1
-        walk = None if draft is None or forced is None else [*draft, EOS]
-        pinned = [] if forced is None else [*forced, True]
-        d = 0
         while len(out) < limit:
             nxt, past = self._step([tok], past, cross)
             stats.calls += 1
-            if walk is not None and pinned[d]:
-                tok = walk[d]
-                d += 1
-            else:
-                tok = int(nxt[-1])
-                if walk is not None:
-                    if walk[d] == tok:
-                        d += 1
-                    else:
-                        d = self._realign([*out, tok], walk, d)
+            tok = int(nxt[-1])
             if tok == EOS:
                 return out
             out.append(tok)
@@ -295,20 +260,16 @@ class Runner:
         stats: UnitStats | None = None,
         *,
         give_up_after: int | None = None,
-        forced: Sequence[bool] | None = None,
     ) -> list[int] | None:
         """Greedy decoding that checks ``draft`` a block at a time (same output as greedy).
 
         With ``give_up_after``, decoding stops (None) once the model has departed from
         the draft that many times: the caller would reject such a rewrite anyway.
-        With ``forced``, a run of forced draft tokens is taken as it is, one call for
-        the block, the model's guesses unasked (as :meth:`greedy` with ``forced``).
         """
         stats = stats if stats is not None else UnitStats()
         departures = 0
         cross = self._cross(src)
         draft = [*draft, EOS]
-        pinned = [False] * len(draft) if forced is None else [*forced, True]
         out: list[int] = []
         past = self.empty
         last = BOS  # the newest token whose cache entry is not written yet
@@ -322,20 +283,7 @@ class Runner:
         while len(out) < limit:
             # Positions run to max_len - 1: the block may not feed past the last one.
             room = self.max_len - 1 - past.shape[4]
-            run = _run_end(pinned, d)
-            if pinned[d]:
-                take = draft[d : min(run, d + max(1, min(self.block, room)))]
-                if take[-1] == EOS:
-                    out.extend(take[:-1])
-                    return out
-                # Writes the cache of `last` and all but the newest taken token.
-                _, past = self._step([last, *take[:-1]], past, cross)
-                stats.calls += 1
-                out.extend(take)
-                last = take[-1]
-                d += len(take)
-                continue
-            guess = draft[d : min(run, d + min(block - 1, room))]
+            guess = draft[d : d + min(block - 1, room)]
             feed = [last, *guess]
             nxt, present = self._step(feed, past, cross)
             stats.calls += 1
@@ -348,14 +296,6 @@ class Runner:
                     return out
                 j += 1
             kept = guess[:j]
-            if j == len(guess) and pinned[d + j]:
-                # Every guess kept and a forced token next: the model's own next token
-                # is not asked for, so the newest guess's cache entry waits, as `last`.
-                past = present[:, :, :, :, : present.shape[4] - 1]
-                out.extend(kept)
-                last = kept[-1]
-                d += j
-                continue
             tok = int(nxt[j])
             # The cache is valid for feed[: j + 1]: drop the rest of the block.
             past = present[:, :, :, :, : present.shape[4] - (len(feed) - j - 1)]
@@ -392,19 +332,6 @@ class Runner:
             return best
         return min(expect + 1, len(draft) - 1)  # assume a substitution
 
-    def forced_mask(self, draft: bytes, free_lines: Collection[int]) -> list[bool]:
-        """A flag per token of ``draft``: True unless the token touches a line (from 1)
-        in ``free_lines``, the lines the model may write."""
-        text = draft.decode("latin-1")
-        starts = [0]
-        starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
-        mask = []
-        for b, e in self.tokenizer.encode(text).offsets:
-            first = bisect.bisect_right(starts, b)
-            last = bisect.bisect_right(starts, max(b, e - 1))
-            mask.append(not any(line in free_lines for line in range(first, last + 1)))
-        return mask
-
     def translate_unit(
         self,
         cuda: bytes,
@@ -433,23 +360,16 @@ class Runner:
         (:func:`~.guards.comparisons_lost`).
         """
         lead = not cuda.startswith(b"\n")
-        free = None
-        if self.anchored and hazard_lines is not None:
-            free = {n + lead for n in hazard_lines}
         if lead:
             out = self._translate(
-                b"\n" + cuda,
-                None if draft is None else b"\n" + draft,
-                stats,
-                use_draft=use_draft,
-                free_lines=free,
+                b"\n" + cuda, None if draft is None else b"\n" + draft, stats, use_draft=use_draft
             )
             if out is not None and not out.startswith(b"\n"):
                 stats.fallbacks.append("drops the unit's leading newline")
                 return None
             out = None if out is None else out[1:]
         else:
-            out = self._translate(cuda, draft, stats, use_draft=use_draft, free_lines=free)
+            out = self._translate(cuda, draft, stats, use_draft=use_draft)
         if out is None or draft is None or hazard_lines is None:
             return out
         if lost := comparisons_lost(cuda, draft, out, hazard_lines):
@@ -459,13 +379,7 @@ class Runner:
         return out
 
     def _translate(
-        self,
-        cuda: bytes,
-        draft: bytes | None,
-        stats: UnitStats,
-        *,
-        use_draft: bool,
-        free_lines: Collection[int] | None = None,
+        self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool
     ) -> bytes | None:
         src = self.encode_text(cuda)
         stats.src_tokens += len(src)
@@ -473,18 +387,15 @@ class Runner:
             stats.fallbacks.append("too long")
             return None
         draft_ids = self.encode_text(draft) if draft is not None else None
-        forced = None
-        if draft is not None and free_lines is not None:
-            forced = self.forced_mask(draft, free_lines)
         limit = self.max_departures
         if use_draft and draft_ids is not None:
             before = stats.gave_up
-            ids = self.drafted(src, draft_ids, stats, give_up_after=limit, forced=forced)
+            ids = self.drafted(src, draft_ids, stats, give_up_after=limit)
             if ids is None and stats.gave_up > before:
                 stats.fallbacks.append("rewrites too much of the draft")
                 return None
         else:
-            ids = self.greedy(src, stats, draft=draft_ids, forced=forced)
+            ids = self.greedy(src, stats)
         if ids is None:
             stats.fallbacks.append("no end token")
             return None
@@ -499,14 +410,6 @@ class Runner:
             stats.fallbacks.append("narrows a 64-bit integer type")
             return None
         return out
-
-
-def _run_end(pinned: Sequence[bool], d: int) -> int:
-    """Where the run of equal flags that ``pinned[d]`` starts ends."""
-    e = d
-    while e < len(pinned) and pinned[e] == pinned[d]:
-        e += 1
-    return e
 
 
 def departures(out: list[int], draft: list[int]) -> int:
