@@ -451,6 +451,19 @@ def test_no_command_prints_help_and_exits_2() -> None:
     assert "tables" in err
 
 
+def test_version_alone_loads_no_subcommand() -> None:
+    """``cass --version`` is answered by the top-level parser: no subcommand's module
+    (each imports its own tooling) is loaded for it, and it prints what it did."""
+    code = (
+        "import sys\n"
+        "from cass_build.cli import SUBCOMMANDS, main\n"
+        "code = main(['--version'])\n"
+        "print(code, sorted(m for m in SUBCOMMANDS if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout == f"cass {__version__}\n0 []\n"
+
+
 def test_version_and_help_return_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert cass("--version") == (0, "")
     assert capsys.readouterr().out == f"cass {__version__}\n"

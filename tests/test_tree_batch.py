@@ -725,4 +725,10 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     avoidable |= {"cass_build._proc", "cass_build.pipeline.chain", "rich", "tomllib"}
     avoidable |= {"typing", "cass_build.rules.diagnostics"}  # annotations only, here
     avoidable |= {"hashlib", "_hashlib"}  # the built-in _sha256 (3.12: _sha2) keys the caches
+    # Nothing is verified and the rules' translation is taken uncached: no model, no
+    # verification, no translation cache, no temporary directories or archives.
+    avoidable |= {"cass_build.model", "cass_build.model_files", "onnxruntime", "tokenizers"}
+    avoidable |= {"numpy", "cass_build.pipeline.verify", "cass_build.pipeline.cache"}
+    avoidable |= {"cass_build.pipeline.failures", "cass_build.pipeline.fingerprint"}
+    avoidable |= {"cass_build.pipeline.includes", "tempfile", "zipfile", "importlib.resources"}
     assert loaded & avoidable == set()

@@ -36,14 +36,18 @@ SUBCOMMANDS = (
 )
 
 
-def _build_parser(command: str | None = None) -> Parser:
+def _build_parser(command: str | None = None, *, version_only: bool = False) -> Parser:
     """All subcommands, or only ``translate`` when that is the one run: a build starts
-    ``cass translate`` once per file, and the others import more than it needs."""
+    ``cass translate`` once per file, and the others import more than it needs. None
+    for ``version_only`` (``cass --version`` alone): argparse prints the version as it
+    meets the option, before it looks at a subcommand, and the subcommands' modules
+    are most of that command's time."""
     parser = Parser(prog="cass", description="Translate CUDA sources to HIP.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"cass {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    for name in SUBCOMMANDS[:1] if command == "translate" else SUBCOMMANDS:
+    names = () if version_only else SUBCOMMANDS[:1] if command == "translate" else SUBCOMMANDS
+    for name in names:
         importlib.import_module(name).add_parser(sub)
     return parser
 
@@ -68,7 +72,7 @@ def main(argv: Sequence[str] | None = None, *, err: TextIO | None = None) -> int
             return nvcc_main(words[1:])
         words = glue_flag_values(words)
         command = next((w for w in words if not w.startswith("-")), None)
-        parser = _build_parser(command)
+        parser = _build_parser(command, version_only=words == ["--version"])
         args = parser.parse_args(words)
         args.argv = list(argv) if argv is not None else sys.argv[1:]
         verbose = args.verbose

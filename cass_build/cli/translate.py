@@ -697,8 +697,14 @@ def _write_report(
         # One file entry a line: json's C encoder only runs without indent, and a tree's
         # report holds thousands of entries.
         head = json.dumps({k: v for k, v in doc.items() if k != "files"}, indent=2)
-        body = ",\n".join(r if isinstance(r, str) else json.dumps(r) for r in reports)
-        text = f'{head[:-2]},\n  "files": [\n{body}\n  ]\n}}\n'
+        start, end = f'{head[:-2]},\n  "files": [\n', "\n  ]\n}\n"
+        # One join makes the whole text (a tree's is megabytes): the start and the end
+        # go onto the first and last entries, not around a second copy of them all.
+        entries = [r if isinstance(r, str) else json.dumps(r) for r in reports]
+        if entries:
+            entries[0] = start + entries[0]
+            entries[-1] += end
+        text = ",\n".join(entries) if entries else start + end
         write_atomic(path, text.encode(), inputs=inputs)
     except CassError:
         if args.report is not None:
