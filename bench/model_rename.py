@@ -42,8 +42,7 @@ def score(runner: Runner, pairs: list[tuple[str, str]]) -> dict[str, Any]:
         tgt = runner.encode_text(hip.encode("latin-1"))
         if max(len(src), len(tgt) + 1) > runner.max_len - 1:
             continue
-        nxt, _ = runner._step([1, *tgt], runner.empty, runner._cross(src))
-        ok = np.asarray(nxt) == np.array([*tgt, EOS])
+        ok = np.array(runner.teacher_forced(src, tgt)) == np.array([*tgt, EOS])
         right += int(ok.sum())
         total += len(ok)
         whole += int(ok.all())

@@ -164,6 +164,7 @@ def test_a_copying_decoder_is_fed_the_source_ids() -> None:
         nxt, past = runner._step([tok], past, fixed)
         one.append(int(nxt[-1]))
     assert [int(t) for t in block] == one
+    assert runner.teacher_forced(src, tgt) == one  # what bench/model_rename.py scores
     other = {**fixed, "src_ids": fixed["src_ids"][:, ::-1].copy()}
     moved, _ = runner._step([1, *tgt], runner.empty, other)
     assert [int(t) for t in moved] != one  # the pointer reads the ids, not only the encoding

@@ -237,6 +237,12 @@ class Runner:
         )
         return nxt[0], present
 
+    def teacher_forced(self, src: list[int], tgt: list[int]) -> list[int]:
+        """The model's token after each prefix of ``tgt`` (BOS first), in one decoder
+        call: what it would write at every position given the right text before it."""
+        nxt, _ = self._step([BOS, *tgt], self.empty, self._cross(src))
+        return [int(t) for t in nxt]
+
     def greedy(self, src: list[int], stats: UnitStats | None = None) -> list[int] | None:
         """Plain greedy decoding, one token per decoder call: the reference."""
         stats = stats if stats is not None else UnitStats()
