@@ -214,3 +214,11 @@ def assert_nvcc_compiles(programs: Sequence[tuple[str, bytes]], tmp_path: Path) 
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def loaded_after(code: str, names: Sequence[str]) -> list[str]:
+    """Which of ``names`` are in ``sys.modules`` after a fresh interpreter runs ``code``
+    (the import-cost tests: a path must not load what it does not use)."""
+    probe = f"{code}\nimport sys\nprint(' '.join(n for n in {list(names)!r} if n in sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return proc.stdout.splitlines()[-1].split()  # what ``code`` printed comes before
