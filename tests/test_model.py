@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -542,13 +543,16 @@ def test_model_outputs_scores_units_on_the_files_written(tmp_path: Path) -> None
 
 def test_model_why_names_each_flagged_declaration_and_its_decision(tmp_path: Path) -> None:
     """bench/model_why.py: one line per flagged declaration (its decision); with --diff,
-    what the model writes without the departure limit; an unreadable source exits 2."""
+    what the model writes without the departure limit; with --forced, how many draft tokens
+    it would not write teacher forced; an unreadable source exits 2."""
     root = Path(__file__).resolve().parents[1]
     source = tmp_path / "main.cu"  # its two declarations were refused by v8's guards
     source.write_bytes((root / "bench/programs/histogram_warp_aggregated/main.cu").read_bytes())
     script = root / "bench" / "model_why.py"
     done = subprocess.run(
-        [sys.executable, str(script), str(source), "--diff"], capture_output=True, text=True
+        [sys.executable, str(script), str(source), "--diff", "--forced"],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -560,6 +564,11 @@ def test_model_why_names_each_flagged_declaration_and_its_decision(tmp_path: Pat
         assert d.split(": ", 1)[1].startswith(("accepted", "refused: ", "every change refused"))
     refused = sum("refused: " in d and "every change" not in d for d in decisions)
     assert sum("unlimited, the model keeps" in ln or "no output" in ln for ln in lines) == refused
+    forced = [ln for ln in lines if ln.startswith("  teacher forced on the draft: ")]
+    assert len(forced) == flagged
+    for ln in forced:
+        differ, total = map(int, re.findall(r"\d+", ln))
+        assert 0 <= differ <= total and total > 0
     gone = subprocess.run(
         [sys.executable, str(script), str(tmp_path / "missing.cu")], capture_output=True, text=True
     )
