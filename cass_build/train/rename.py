@@ -1,7 +1,8 @@
 """Rename a training pair's own names, the same way on both sides, to made-up ones.
 
 A model trained on the synthesizer's names writes those names instead of a source's
-(``copy_head``): pairs whose names it has never seen teach a copying head to copy.
+(docs/model.md, "Copying"): pairs whose names it has never seen teach a copying head
+to copy.
 """
 
 from __future__ import annotations
