@@ -38,6 +38,7 @@ from .guards import (
     partial_fix,
     warp_constant_left,
 )
+from .placeholders import Keep, Table, abstract, placeholder
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -203,17 +204,69 @@ class Runner:
             msg = f"CASS_MODEL_MAX_DEPARTURES={env_limit!r}: expected a whole number"
             raise ModelError(msg, hint="unset it, or set it to a count such as 24")
         self.max_departures = int(env_limit) if env_limit else cfg.count("max_departures", 24)
+        self.keep: Keep | None = None
+        self.placeholder_ids: dict[int, int] = {}
+        if (directory / "placeholders.json").is_file():
+            self._load_placeholders(directory / "placeholders.json")
         heads = cfg.count("heads")
         dh = cfg.count("d_model") // heads
         self.empty = np.zeros((cfg.count("dec_layers"), 2, 1, heads, 0, dh), dtype=np.float32)
+
+    def _load_placeholders(self, path: Path) -> None:
+        try:
+            self.keep = Keep.load(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            msg = f"{path}: not a placeholder list ({type(exc).__name__}: {exc})"
+            raise ModelError(msg, hint=_REINSTALL) from None
+        for n in range(self.keep.limit):
+            tid = self.tokenizer.token_to_id(placeholder(n))
+            if tid is None:
+                msg = f"{path}: the tokenizer has no token for {placeholder(n)}"
+                raise ModelError(msg, hint=_REINSTALL)
+            self.placeholder_ids[tid] = n
 
     # -- tokens ----------------------------------------------------------------
     def encode_text(self, data: bytes) -> list[int]:
         ids: list[int] = self.tokenizer.encode(data.decode("latin-1")).ids
         return ids
 
-    def decode_ids(self, ids: list[int]) -> bytes | None:
-        """Token ids back to bytes; None when they spell something no source byte can."""
+    def encode_pair(
+        self, cuda: bytes, other: bytes | None
+    ) -> tuple[list[int], list[int] | None, Table | None] | None:
+        """Ids of a unit and of its draft (or target), with the unit's names and comments
+        as placeholders when the model has them; None when the unit cannot be written
+        that way (it spells a placeholder itself)."""
+        if self.keep is None:
+            ids = None if other is None else self.encode_text(other)
+            return self.encode_text(cuda), ids, None
+        done = abstract(cuda, [] if other is None else [other], self.keep)
+        if done is None:
+            return None
+        src, others, table = done
+        enc = self.tokenizer.encode_batch([src, *others])
+        return enc[0].ids, (enc[1].ids if others else None), table
+
+    def decode_ids(self, ids: list[int], table: Table | None = None) -> bytes | None:
+        """Token ids back to bytes, placeholders made concrete from ``table``; None when
+        they spell something no source byte can, or a placeholder the unit lacks."""
+        if table is None:
+            return self._text(ids)
+        out: list[bytes] = []
+        run: list[int] = []
+        for tid in ids:
+            n = self.placeholder_ids.get(tid)
+            if n is None:
+                run.append(tid)
+                continue
+            text, piece = self._text(run), table.concrete(n)
+            if text is None or piece is None:
+                return None
+            out += (text, piece)
+            run = []
+        text = self._text(run)
+        return None if text is None else b"".join([*out, text])
+
+    def _text(self, ids: list[int]) -> bytes | None:
         text: str = self.tokenizer.decode(ids, skip_special_tokens=True)
         try:
             return text.encode("latin-1")
@@ -387,12 +440,15 @@ class Runner:
     def _translate(
         self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool
     ) -> bytes | None:
-        src = self.encode_text(cuda)
+        encoded = self.encode_pair(cuda, draft)
+        if encoded is None:
+            stats.fallbacks.append("spells a placeholder mark (<@)")
+            return None
+        src, draft_ids, table = encoded
         stats.src_tokens += len(src)
         if len(src) > self.max_len:
             stats.fallbacks.append("too long")
             return None
-        draft_ids = self.encode_text(draft) if draft is not None else None
         limit = self.max_departures
         if use_draft and draft_ids is not None:
             before = stats.gave_up
@@ -409,9 +465,9 @@ class Runner:
             stats.fallbacks.append("rewrites too much of the draft")
             return None
         stats.out_tokens += len(ids)
-        out = self.decode_ids(ids)
+        out = self.decode_ids(ids, table)
         if out is None:
-            stats.fallbacks.append("not a byte sequence")
+            stats.fallbacks.append("not a byte sequence, or a placeholder the unit lacks")
         elif draft is not None and narrows(draft, out):
             stats.fallbacks.append("narrows a 64-bit integer type")
             return None

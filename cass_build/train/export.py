@@ -221,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     model = load_checkpoint(args.ckpt)
     export(model, args.out, quantize_decoder=args.quantize_decoder)
     shutil.copyfile(args.prep / "tokenizer.json", args.out / "tokenizer.json")
+    if (args.prep / "placeholders.json").is_file():  # a model that reads names as <@n>
+        shutil.copyfile(args.prep / "placeholders.json", args.out / "placeholders.json")
     cfg = model.cfg.to_dict()
     cfg.update({"block": args.block, "pad": 0, "bos": 1, "eos": 2, "opset": OPSET})
     cfg["parameters"] = sum(p.numel() for p in model.parameters())

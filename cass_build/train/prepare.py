@@ -17,12 +17,14 @@ import argparse
 import gzip
 import json
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..model.placeholders import Keep, abstract, placeholder
 from .rename import rename
 from .tokens import train_tokenizer
 
@@ -38,6 +40,28 @@ def read_split(data_dir: Path, split: str) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def freeze_keep(out: Path) -> Keep:
+    """Write the names a placeholder model keeps as they are: ``placeholder_words.json``'s
+    and every identifier of the mapping tables' CUDA and HIP names."""
+    from ..rules.tables import data_dir, load_tables
+
+    doc = json.loads((data_dir() / "placeholder_words.json").read_text())
+    words = {w for key in ("keywords", "preprocessor", "types", "builtins") for w in doc[key]}
+    for family in load_tables():
+        for row in family.rows:
+            for name in (row.cuda, row.hip, row.warp, row.legacy, row.roc):
+                words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", name))
+    frozen = {
+        "words": sorted(words),
+        "prefixes": doc["prefixes"],
+        "pattern": doc["pattern"],
+        "limit": doc["limit"],
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(frozen, separators=(",", ":")) + "\n")
+    return Keep.load(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cass_build.train.prepare")
     ap.add_argument("data", type=Path)
@@ -46,11 +70,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-len", type=int, default=1024)
     ap.add_argument("--renamed", type=int, default=0, help="renamed copies per training pair")
     ap.add_argument("--seed", type=int, default=0, help="draws the renamed copies' names")
+    ap.add_argument("--placeholders", action="store_true", help="names and comments as <@n>")
     args = ap.parse_args(argv)
 
     records = {s: list(read_split(args.data, s)) for s in SPLITS}
+    extra: list[str] = []
+    abstracted = 0
+    if args.placeholders:
+        keep_path = args.out / "placeholders.json"
+        kept = freeze_keep(keep_path)
+        extra = [placeholder(n) for n in range(kept.limit)]
+        for recs in records.values():
+            for r in recs:
+                done = abstract(r["cuda"].encode("latin-1"), [r["hip"].encode("latin-1")], kept)
+                if done is not None:
+                    r["cuda"], r["hip"] = done[0], done[1][0]
+                    abstracted += 1
     train_texts = [t for r in records["train"] for t in (r["cuda"], r["hip"])]
-    tok = train_tokenizer(train_texts, args.vocab, args.out / "tokenizer.json")
+    tok = train_tokenizer(train_texts, args.vocab, args.out / "tokenizer.json", extra)
     rng = random.Random(args.seed)
     renamed = []
     for _ in range(args.renamed):
@@ -64,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         "vocab": tok.get_vocab_size(),
         "max_len": args.max_len,
         "renamed_copies": len(renamed),
+        "placeholders": len(extra),
+        "abstracted_units": abstracted,
     }
     limit = args.max_len - 2  # room for <s> and </s>
     for split, recs in records.items():

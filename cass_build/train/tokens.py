@@ -8,7 +8,7 @@ back: the round trip the runtime relies on (``cass_build.model``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -19,15 +19,18 @@ __all__ = ["SPECIALS", "train_tokenizer"]
 SPECIALS = ("<pad>", "<s>", "</s>", "<unk>")
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int, out: Path) -> Tokenizer:
-    """Train on latin-1 texts and save ``tokenizer.json`` to ``out``."""
+def train_tokenizer(
+    texts: Iterable[str], vocab_size: int, out: Path, extra: Sequence[str] = ()
+) -> Tokenizer:
+    """Train on latin-1 texts and save ``tokenizer.json`` to ``out``; ``extra`` are more
+    special tokens (the placeholders), ids 4 on, one token each."""
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
         min_frequency=2,
-        special_tokens=list(SPECIALS),
+        special_tokens=[*SPECIALS, *extra],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
