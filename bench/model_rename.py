@@ -38,8 +38,10 @@ def score(runner: Runner, pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
     right = total = whole = units = 0
     for cuda, hip in pairs:
-        src = runner.encode_text(cuda.encode("latin-1"))
-        tgt = runner.encode_text(hip.encode("latin-1"))
+        encoded = runner.encode_pair(cuda.encode("latin-1"), hip.encode("latin-1"))
+        if encoded is None or encoded[1] is None:
+            continue
+        src, tgt, _table = encoded
         if max(len(src), len(tgt) + 1) > runner.max_len - 1:
             continue
         ok = np.array(runner.teacher_forced(src, tgt)) == np.array([*tgt, EOS])

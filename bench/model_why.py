@@ -35,16 +35,19 @@ def forced(runner: model.Runner, piece: bytes, draft: bytes) -> list[str]:
     """Where the model, given the draft up to a token, would write another one."""
     if not piece.startswith(b"\n"):  # as translate_unit decodes such a unit
         piece, draft = b"\n" + piece, b"\n" + draft
-    src, tgt = runner.encode_text(piece), runner.encode_text(draft)
+    encoded = runner.encode_pair(piece, draft)
+    if encoded is None or encoded[1] is None:
+        return ["  teacher forced: spells a placeholder mark (<@)"]
+    src, tgt, table = encoded
     if max(len(src), len(tgt) + 1) > runner.max_len - 1:
         return ["  teacher forced: too long"]
     got = runner.teacher_forced(src, tgt)
     misses = [i for i, t in enumerate(tgt) if got[i] != t]
     lines = [f"  teacher forced on the draft: {len(misses)} of {len(tgt)} tokens differ"]
     for i in misses[:3]:
-        at = (runner.decode_ids(tgt[:i]) or b"").count(b"\n")
-        want = (runner.decode_ids(tgt[i : i + 1]) or b"?").decode("latin-1")
-        said = (runner.decode_ids(got[i : i + 1]) or b"?").decode("latin-1")
+        at = (runner.decode_ids(tgt[:i], table) or b"").count(b"\n")
+        want = (runner.decode_ids(tgt[i : i + 1], table) or b"?").decode("latin-1")
+        said = (runner.decode_ids(got[i : i + 1], table) or b"?").decode("latin-1")
         lines.append(f"    draft line {at}: {want!r}, the model {said!r}")
     return lines
 

@@ -13,9 +13,11 @@ from pathlib import Path
 
 from .settings import environment
 
-__all__ = ["FILES", "model_dir"]
+__all__ = ["FILES", "OPTIONAL", "model_dir"]
 
 FILES = ("encoder.onnx", "decoder.onnx", "tokenizer.json", "config.json")
+# Models from v10 on; it changes what the model reads, so it is in the cache key too.
+OPTIONAL = ("placeholders.json",)
 
 
 def model_dir() -> Path:

@@ -206,12 +206,12 @@ def _model_fingerprint(directory: Path) -> str:
     """Once per process and model directory: ``model.load`` keeps the first model it loads."""
     import hashlib
 
-    from ..model_files import FILES
+    from ..model_files import FILES, OPTIONAL
     from ..rules.tables import tables_digest
     from .fingerprint import code_digest
 
     digest = hashlib.sha256()
-    for name in FILES:
+    for name in (*FILES, *OPTIONAL):
         try:
             st = (directory / name).stat()
             digest.update(f"{name}:{st.st_size}:{st.st_mtime_ns};".encode())
