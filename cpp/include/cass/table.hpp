@@ -95,7 +95,16 @@ public:
 private:
     std::vector<Entry> entries_;
     std::vector<Family> families_;
+    // A one-bit filter of names (filter_bit of each): a name whose bit is clear is
+    // none of them, which is the answer for nearly every name a file holds.
+    struct NameFilter {
+        std::vector<std::uint64_t> bits = std::vector<std::uint64_t>(1024, 0);
+        void add(std::string_view name);
+        [[nodiscard]] bool may_hold(std::string_view name) const;
+    };
     std::vector<std::string> members_;         // the member halves of Member rows
+    NameFilter member_filter_;                 // of members_
+    NameFilter emitted_filter_;                // of emitted_ and emitted_legacy_
     std::vector<std::size_t> methods_;         // Member rows with Match::Method, by index
     std::vector<std::string> emitted_;         // sorted: hip names emits() knows
     std::vector<std::string> emitted_legacy_;  // sorted: legacy and alt names
