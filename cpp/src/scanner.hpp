@@ -156,7 +156,10 @@ struct Scan {
     // by token: only a run of 65535 comments or line breaks makes one.
     std::vector<std::pair<std::int32_t, std::int32_t>> far_prev;
     std::vector<NameSlot> slots;  // the lexer's name table
-    std::vector<Open> opens;      // the lexer's bracket stack
+    // The slots this file's names took while the table had its first size: the next
+    // file empties only those.
+    std::vector<std::uint32_t> used_slots;
+    std::vector<Open> opens;  // the lexer's bracket stack
 };
 
 // The previous significant token of token `i` of `scan`, or -1.
