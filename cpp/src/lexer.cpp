@@ -779,7 +779,7 @@ private:
     [[gnu::noinline]] NameSlot add_symbol(const char* p, std::size_t len, std::uint64_t key,
                                           std::size_t slot) {
         const int sym = static_cast<int>(out_.syms.size());
-        out_.syms.push_back(classify(std::string_view(p, len)));
+        out_.syms.push_back(classify(std::string_view(p, len), key));
         const NameSlot z{key, sym, static_cast<std::uint16_t>(len < 0xFFFF ? len : 0xFFFF),
                          out_.syms.back().flags};
         slots_[slot] = z;
@@ -802,28 +802,45 @@ private:
         }
     }
 
-    // What the table and the hazard scanners make of a name, worked out at its first use.
-    Symbol classify(std::string_view w) const {
+    // What the table and the hazard scanners make of a name, at its first use in the
+    // file: as the files before it found, where this workspace saw it before.
+    Symbol classify(std::string_view w, std::uint64_t key) {
         Symbol y{};
         y.begin = static_cast<std::uint32_t>(w.data() - s_);
         y.len = static_cast<std::uint32_t>(w.size());
-        y.entry = table_->find(w, false);
+        NameClasses::Class c{};
+        if (const NameClasses::Class* known = out_.classes.find(*table_, w, key)) {
+            c = *known;
+        } else {
+            c = table_class(w);
+            out_.classes.add(w, key, c);
+        }
+        y.entry = c.entry;
+        y.family = c.family;
+        y.flags = c.flags;
         y.var_type = -1;
         y.location = -1;
-        y.family = static_cast<std::int16_t>(y.entry == nullptr ? table_->guess_family(w) : -1);
+        y.lanes = -1;
+        y.plain = -1;
+        return y;
+    }
+
+    // What the table makes of a name, and the hazard scanners' names among them.
+    NameClasses::Class table_class(std::string_view w) const {
+        NameClasses::Class c{};
+        c.entry = table_->find(w, false);
+        c.family = static_cast<std::int16_t>(c.entry == nullptr ? table_->guess_family(w) : -1);
         std::uint16_t f = 0;
         if (w == "asm" || w == "__asm__" || w == "__asm") f |= kSymAsm;
         if (w == "warpSize") f |= kSymWarpSize;
         if (w == "texture" || w == "surface") f |= kSymTexture;
-        if (y.entry != nullptr || y.family >= 0 || f != 0) f |= kSymVisit;
+        if (c.entry != nullptr || c.family >= 0 || f != 0) f |= kSymVisit;
         if (table_->is_member_name(w)) f |= kSymMember;
         if (w == "for") f |= kSymFor;
         if (w == "define") f |= kSymDefine;
         if (w == "cudaMemLocation") f |= kSymMemLocation;
-        y.flags = f;
-        y.lanes = -1;
-        y.plain = -1;
-        return y;
+        c.flags = f;
+        return c;
     }
 };
 

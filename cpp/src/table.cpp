@@ -1,6 +1,7 @@
 #include "cass/table.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace cass {
@@ -53,6 +54,11 @@ inline std::uint32_t shape_of(std::string_view s, bool include) {
 }
 
 }  // namespace
+
+std::uint64_t Table::new_serial() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     : entries_(std::move(entries)), families_(std::move(families)) {

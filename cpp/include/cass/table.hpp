@@ -91,8 +91,13 @@ public:
 
     [[nodiscard]] const std::vector<Family>& families() const { return families_; }
     [[nodiscard]] std::size_t size() const { return entries_.size(); }
+    // Distinct for every Table made (a copy shares it: the same rows, the same answers),
+    // so that what was looked up in one is never taken for another's answer.
+    [[nodiscard]] std::uint64_t serial() const { return serial_; }
 
 private:
+    static std::uint64_t new_serial();
+    std::uint64_t serial_ = new_serial();
     std::vector<Entry> entries_;
     std::vector<Family> families_;
     // A one-bit filter of names (filter_bit of each): a name whose bit is clear is
