@@ -83,30 +83,24 @@ bool make_dirs(const std::string& path) {
     return is_dir(path);
 }
 
-// The first line of `s` that starts with blanks, '#', blanks, "include", blanks and
-// one of '<' '"', followed by a name that `rest` accepts: its offset, or npos.
-template <typename Rest>
-std::size_t first_include_line(std::string_view s, Rest rest) {
-    std::size_t line = 0;
-    while (line <= s.size()) {
-        std::size_t q = line;
+// Calls at(line, rest) for each line of `s` that starts with blanks, '#', blanks,
+// "include", blanks and one of '<' '"' (`line`: the line's offset; `rest`: what follows
+// the '<' or '"'), in order, until at() returns true. The '#'s are found with memchr:
+// a file has far fewer of them than lines.
+template <typename At>
+void include_lines(std::string_view s, At at) {
+    for (std::size_t hash = s.find('#'); hash != std::string_view::npos;
+         hash = s.find('#', hash + 1)) {
+        std::size_t line = hash;
+        while (line > 0 && is_blank(s[line - 1])) --line;
+        if (line > 0 && s[line - 1] != '\n') continue;  // not the line's first non-blank
+        std::size_t q = hash + 1;
         while (q < s.size() && is_blank(s[q])) ++q;
-        if (q < s.size() && s[q] == '#') {
-            ++q;
-            while (q < s.size() && is_blank(s[q])) ++q;
-            if (s.substr(q, 7) == "include") {
-                q += 7;
-                while (q < s.size() && is_blank(s[q])) ++q;
-                if (q < s.size() && (s[q] == '<' || s[q] == '"') && rest(s.substr(q + 1))) {
-                    return line;
-                }
-            }
-        }
-        const std::size_t nl = s.find('\n', line);
-        if (nl == std::string_view::npos) break;
-        line = nl + 1;
+        if (s.substr(q, 7) != "include") continue;
+        q += 7;
+        while (q < s.size() && is_blank(s[q])) ++q;
+        if (q < s.size() && (s[q] == '<' || s[q] == '"') && at(line, s.substr(q + 1))) return;
     }
-    return std::string_view::npos;
 }
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -281,17 +275,25 @@ void implicit_runtime(std::string* hip) {
         }
     }
     if (blank) return;
-    // ^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime(_api)?\.h[>"]   (re.M)
-    const std::size_t runtime = first_include_line(s, [](std::string_view r) {
-        if (!starts(r, "hip/hip_runtime")) return false;
-        r.remove_prefix(15);
-        if (starts(r, "_api.h") && r.size() > 6 && (r[6] == '>' || r[6] == '"')) return true;
-        return starts(r, ".h") && r.size() > 2 && (r[2] == '>' || r[2] == '"');
-    });
-    // ^[ \t]*#[ \t]*include[ \t]*[<"](hip|hipcub|hiprand|hipfft)/   (re.M)
-    const std::size_t first_hip = first_include_line(s, [](std::string_view r) {
-        return starts(r, "hip/") || starts(r, "hipcub/") || starts(r, "hiprand/") ||
-               starts(r, "hipfft/");
+    // The first lines that match ^[ \t]*#[ \t]*include[ \t]*[<"]hip/hip_runtime(_api)?\.h[>"]
+    // and ^[ \t]*#[ \t]*include[ \t]*[<"](hip|hipcub|hiprand|hipfft)/ (re.M), in one pass.
+    std::size_t runtime = std::string_view::npos;
+    std::size_t first_hip = std::string_view::npos;
+    include_lines(s, [&](std::size_t line, std::string_view r) {
+        if (first_hip == std::string_view::npos &&
+            (starts(r, "hip/") || starts(r, "hipcub/") || starts(r, "hiprand/") ||
+             starts(r, "hipfft/"))) {
+            first_hip = line;
+        }
+        if (starts(r, "hip/hip_runtime")) {
+            r.remove_prefix(15);
+            if ((starts(r, "_api.h") && r.size() > 6 && (r[6] == '>' || r[6] == '"')) ||
+                (starts(r, ".h") && r.size() > 2 && (r[2] == '>' || r[2] == '"'))) {
+                runtime = line;
+                return true;  // the first hip/ line is found by then: it is at most this one
+            }
+        }
+        return false;
     });
     if (runtime != std::string_view::npos &&
         (first_hip == std::string_view::npos || first_hip >= runtime)) {
