@@ -745,10 +745,9 @@ int Rewriter::function_named(int name) {
 std::pair<const int*, const int*> Rewriter::uses_of(int sym, int from, int to) {
     if (use_at_.empty()) {  // counting sort of the identifier tokens by symbol
         use_at_.assign(syms_.size() + 1, 0);
-        for (int k = 0; k < ntok_; ++k) {
-            if (toks_[k].kind == TokenKind::Identifier) ++use_at_[toks_[k].link + 1];
+        for (std::size_t y = 0; y < syms_.size(); ++y) {
+            use_at_[y + 1] = use_at_[y] + static_cast<int>(syms_[y].uses);  // counted by the lexer
         }
-        for (std::size_t y = 0; y < syms_.size(); ++y) use_at_[y + 1] += use_at_[y];
         uses_.resize(static_cast<std::size_t>(use_at_.back()));
         std::vector<int> fill(use_at_.begin(), use_at_.end() - 1);
         for (int k = 0; k < ntok_; ++k) {

@@ -312,6 +312,7 @@ public:
                     if (kIndex) {
                         const NameSlot name = intern(s + b, k - b);
                         toks[idx].link = name.sym;
+                        ++out_.syms[static_cast<std::size_t>(name.sym)].uses;
                         const std::uint16_t f = name.flags;
                         if ((f & (kSymVisit | kSymMember)) != 0) visit.push_back(idx);
                         if ((f & kSymFor) != 0) out_.fors.push_back(idx);
@@ -822,6 +823,7 @@ private:
         y.location = -1;
         y.lanes = -1;
         y.plain = -1;
+        y.uses = 0;
         return y;
     }
 

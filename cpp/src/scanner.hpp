@@ -121,6 +121,7 @@ struct Symbol {
     bool active_mask;       // a 64-bit constant set to __activemask()
     std::int8_t lanes;      // mentions_lanes() of the name once asked, else -1
     std::int8_t plain;      // Rewriter::is_plain() of its entry once asked, else -1
+    std::uint32_t uses;     // its identifier tokens (Rewriter::uses_of's counts)
 };
 
 // One slot of the per-file name table: everything the lexer needs of a name
