@@ -44,31 +44,37 @@ std::string py_float(double x) {
     const auto done = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
     std::string_view s(buf, static_cast<std::size_t>(done.ptr - buf));  // "-3.16099e-04"
     std::string out;
+    out.reserve(32);
     if (s[0] == '-') {
-        out = "-";
+        out += '-';
         s.remove_prefix(1);
     }
     const std::size_t e = s.find('e');
-    std::string digits;
+    char digits[32];  // the shortest round trip has at most 17
+    std::size_t n = 0;
     for (const char c : s.substr(0, e)) {
-        if (c != '.') digits += c;
+        if (c != '.') digits[n++] = c;
     }
-    const int exp = std::atoi(std::string(s.substr(e + 1)).c_str());
+    int exp = 0;
+    const std::string_view written = s.substr(e + 1);  // "-04", "+16"
+    std::from_chars(written.data() + (written[0] == '+' ? 1 : 0), written.data() + written.size(),
+                    exp);
+    const std::string_view d(digits, n);
     if (exp >= -4 && exp < 16) {
         const int point = exp + 1;  // digits before the decimal point
-        const auto n = static_cast<int>(digits.size());
+        const auto count = static_cast<int>(n);
         if (point <= 0) {
-            out += "0." + std::string(static_cast<std::size_t>(-point), '0') + digits;
-        } else if (point >= n) {
-            out += digits + std::string(static_cast<std::size_t>(point - n), '0') + ".0";
+            out.append("0.").append(static_cast<std::size_t>(-point), '0').append(d);
+        } else if (point >= count) {
+            out.append(d).append(static_cast<std::size_t>(point - count), '0').append(".0");
         } else {
-            out += digits.substr(0, static_cast<std::size_t>(point)) + "." +
-                   digits.substr(static_cast<std::size_t>(point));
+            const auto p = static_cast<std::size_t>(point);
+            out.append(d.substr(0, p)).append(".").append(d.substr(p));
         }
         return out;
     }
-    out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    out += d[0];
+    if (n > 1) out.append(".").append(d.substr(1));
     out += exp < 0 ? "e-" : "e+";
     const int a = exp < 0 ? -exp : exp;
     if (a < 10) out += '0';
