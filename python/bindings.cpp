@@ -238,7 +238,8 @@ PyObject* new_str(const std::string& s) {
 py::list diagnostics(const cass::Result& r, const py::str& path, PyTypeObject* type,
                      const py::tuple& severities) {
     py::list diags(r.diagnostics.size());
-    std::vector<std::pair<std::string, py::object>> rules;  // "inline-ptx" -> "cass-inline-ptx"
+    std::vector<std::pair<std::string_view, py::object>>
+        rules;  // "inline-ptx" -> "cass-inline-ptx"
     // The last few distinct messages, by slot: a hazard's messages alternate by kind.
     constexpr std::size_t kRecent = 8;
     std::array<std::pair<const std::string*, py::object>, kRecent> recent{};
@@ -261,7 +262,7 @@ py::list diagnostics(const cass::Result& r, const py::str& path, PyTypeObject* t
             if (name == d.rule) rule = object;
         }
         if (!rule) {
-            rule = py::reinterpret_steal<py::object>(new_str("cass-" + d.rule));
+            rule = py::reinterpret_steal<py::object>(new_str(std::string("cass-").append(d.rule)));
             rules.emplace_back(d.rule, rule);
         }
         if (!line || d.line != line_value) {

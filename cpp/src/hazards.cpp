@@ -68,16 +68,22 @@ void Rewriter::scan_loops() {
     }
 }
 
+namespace {
+
+// What a 32-lane assumption's note adds in --warp cuda.
+constexpr std::string_view kLogicalWarpsNote =
+    ": right as written, since CASS runs CUDA code as 32-lane logical warps (--warp cuda)";
+
+}  // namespace
+
 void Rewriter::hazard_number(int i) {
     if (in_directive(i)) {
         // #define WARP_SIZE 32
         const int name = prev_code(i);
         if (name >= 0 && name == define_name_ && literal_value(text(i)) == 32 && lanes(name)) {
-            warp_hazard(i, DiagId::WarpSizeLiteral,
-                        "'" + std::string(text(name)) +
-                            "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use "
-                            "warpSize)",
-                        "'" + std::string(text(name)) + "' fixes the warp size at 32");
+            warp_hazard_then(i, DiagId::WarpSizeLiteral,
+                             "'" + std::string(text(name)) + "' fixes the warp size at 32",
+                             "; AMD wavefronts have 64 lanes (use warpSize)");
         }
         return;
     }
@@ -114,11 +120,9 @@ void Rewriter::hazard_number(int i) {
             constant = is_ident(k) && (text(k) == "const" || text(k) == "constexpr");
         }
         if (constant) {
-            warp_hazard(i, DiagId::WarpSizeLiteral,
-                        "'" + std::string(text(name)) +
-                            "' fixes the warp size at 32; AMD wavefronts have 64 lanes (use "
-                            "warpSize)",
-                        "'" + std::string(text(name)) + "' fixes the warp size at 32");
+            warp_hazard_then(i, DiagId::WarpSizeLiteral,
+                             "'" + std::string(text(name)) + "' fixes the warp size at 32",
+                             "; AMD wavefronts have 64 lanes (use warpSize)");
         }
         return;
     }
@@ -129,10 +133,10 @@ void Rewriter::hazard_number(int i) {
     if (v == 32 && o == "/" && rewrite_warp_count(i, op)) return;
     if (!lane_statement(op)) return;
     if (rewrite_lane_arith(i, op, v)) return;
-    const std::string what = "'" + std::string(o) + " " + std::string(text(i)) + "'";
-    warp_hazard(i, DiagId::WarpLaneArith,
-                what + " assumes 32-lane warps; AMD wavefronts have 64 lanes (use warpSize)",
-                what + " assumes 32-lane warps");
+    std::string what = "'";
+    what.append(o).append(" ").append(text(i)).append("' assumes 32-lane warps");
+    warp_hazard_then(i, DiagId::WarpLaneArith, std::move(what),
+                     "; AMD wavefronts have 64 lanes (use warpSize)");
 }
 
 void Rewriter::warp_hazard(int i, DiagId rule, std::string native, const std::string& what) {
@@ -140,10 +144,16 @@ void Rewriter::warp_hazard(int i, DiagId rule, std::string native, const std::st
         diag(i, Severity::Warning, rule, std::move(native));
         return;
     }
-    diag(i, Severity::Note, rule,
-         what +
-             ": right as written, since CASS runs CUDA code as 32-lane logical warps "
-             "(--warp cuda)");
+    diag(i, Severity::Note, rule, std::string(what).append(kLogicalWarpsNote));
+}
+
+void Rewriter::warp_hazard_then(int i, DiagId rule, std::string what,
+                                std::string_view native_rest) {
+    if (!o_.logical_warps) {
+        diag(i, Severity::Warning, rule, std::move(what.append(native_rest)));
+        return;
+    }
+    diag(i, Severity::Note, rule, std::move(what.append(kLogicalWarpsNote)));
 }
 
 // Whether the statement holding operator `op` is about lanes or warps.
@@ -735,10 +745,9 @@ int Rewriter::function_named(int name) {
 std::pair<const int*, const int*> Rewriter::uses_of(int sym, int from, int to) {
     if (use_at_.empty()) {  // counting sort of the identifier tokens by symbol
         use_at_.assign(syms_.size() + 1, 0);
-        for (int k = 0; k < ntok_; ++k) {
-            if (toks_[k].kind == TokenKind::Identifier) ++use_at_[toks_[k].link + 1];
+        for (std::size_t y = 0; y < syms_.size(); ++y) {
+            use_at_[y + 1] = use_at_[y] + static_cast<int>(syms_[y].uses);  // counted by the lexer
         }
-        for (std::size_t y = 0; y < syms_.size(); ++y) use_at_[y + 1] += use_at_[y];
         uses_.resize(static_cast<std::size_t>(use_at_.back()));
         std::vector<int> fill(use_at_.begin(), use_at_.end() - 1);
         for (int k = 0; k < ntok_; ++k) {

@@ -164,6 +164,21 @@ inline bool same_name(const char* a, const char* b, std::size_t len) {
     return std::memcmp(a, b, len) == 0;
 }
 
+constexpr NameSlot kEmptySlot{0, -1, 0, 0};
+constexpr std::size_t kFirstSlots = 1024;  // a file's name table to start with
+
+// The name table emptied for the next file: the slots the last file filled, where its
+// table kept its first size (a file has a few hundred names; filling all 1,024 slots
+// again cost 5% of a small file's lexing), else all of them anew.
+inline void empty_slots(Scan& scan) {
+    if (scan.slots.size() == kFirstSlots) {
+        for (const std::uint32_t k : scan.used_slots) scan.slots[k] = kEmptySlot;
+    } else {
+        scan.slots.assign(kFirstSlots, kEmptySlot);
+    }
+    scan.used_slots.clear();
+}
+
 class Scanner {
 public:
     Scanner(std::string_view src, const Table* table, Scan& out)
@@ -205,8 +220,8 @@ public:
         out_.unterminated = -1;
         if (opens_.size() < 256) opens_.resize(256);
         if (table_ != nullptr) {
-            slots_.assign(1024, NameSlot{0, -1, 0, 0});
-            shift_ = 64 - 10;
+            empty_slots(out_);
+            shift_ = 64 - 10;  // log2(kFirstSlots)
             slot_mask_ = slots_.size() - 1;
         }
     }
@@ -297,6 +312,7 @@ public:
                     if (kIndex) {
                         const NameSlot name = intern(s + b, k - b);
                         toks[idx].link = name.sym;
+                        ++out_.syms[static_cast<std::size_t>(name.sym)].uses;
                         const std::uint16_t f = name.flags;
                         if ((f & (kSymVisit | kSymMember)) != 0) visit.push_back(idx);
                         if ((f & kSymFor) != 0) out_.fors.push_back(idx);
@@ -764,16 +780,17 @@ private:
     [[gnu::noinline]] NameSlot add_symbol(const char* p, std::size_t len, std::uint64_t key,
                                           std::size_t slot) {
         const int sym = static_cast<int>(out_.syms.size());
-        out_.syms.push_back(classify(std::string_view(p, len)));
+        out_.syms.push_back(classify(std::string_view(p, len), key));
         const NameSlot z{key, sym, static_cast<std::uint16_t>(len < 0xFFFF ? len : 0xFFFF),
                          out_.syms.back().flags};
         slots_[slot] = z;
+        out_.used_slots.push_back(static_cast<std::uint32_t>(slot));  // stale once grown
         if (out_.syms.size() * 2 > slots_.size()) grow();
         return z;
     }
 
     void grow() {
-        std::vector<NameSlot> old(slots_.size() * 2, NameSlot{0, -1, 0, 0});
+        std::vector<NameSlot> old(slots_.size() * 2, kEmptySlot);
         old.swap(slots_);
         --shift_;
         slot_mask_ = slots_.size() - 1;
@@ -786,28 +803,46 @@ private:
         }
     }
 
-    // What the table and the hazard scanners make of a name, worked out at its first use.
-    Symbol classify(std::string_view w) const {
+    // What the table and the hazard scanners make of a name, at its first use in the
+    // file: as the files before it found, where this workspace saw it before.
+    Symbol classify(std::string_view w, std::uint64_t key) {
         Symbol y{};
         y.begin = static_cast<std::uint32_t>(w.data() - s_);
         y.len = static_cast<std::uint32_t>(w.size());
-        y.entry = table_->find(w, false);
+        NameClasses::Class c{};
+        if (const NameClasses::Class* known = out_.classes.find(*table_, w, key)) {
+            c = *known;
+        } else {
+            c = table_class(w);
+            out_.classes.add(w, key, c);
+        }
+        y.entry = c.entry;
+        y.family = c.family;
+        y.flags = c.flags;
         y.var_type = -1;
         y.location = -1;
-        y.family = static_cast<std::int16_t>(y.entry == nullptr ? table_->guess_family(w) : -1);
+        y.lanes = -1;
+        y.plain = -1;
+        y.uses = 0;
+        return y;
+    }
+
+    // What the table makes of a name, and the hazard scanners' names among them.
+    NameClasses::Class table_class(std::string_view w) const {
+        NameClasses::Class c{};
+        c.entry = table_->find(w, false);
+        c.family = static_cast<std::int16_t>(c.entry == nullptr ? table_->guess_family(w) : -1);
         std::uint16_t f = 0;
         if (w == "asm" || w == "__asm__" || w == "__asm") f |= kSymAsm;
         if (w == "warpSize") f |= kSymWarpSize;
         if (w == "texture" || w == "surface") f |= kSymTexture;
-        if (y.entry != nullptr || y.family >= 0 || f != 0) f |= kSymVisit;
+        if (c.entry != nullptr || c.family >= 0 || f != 0) f |= kSymVisit;
         if (table_->is_member_name(w)) f |= kSymMember;
         if (w == "for") f |= kSymFor;
         if (w == "define") f |= kSymDefine;
         if (w == "cudaMemLocation") f |= kSymMemLocation;
-        y.flags = f;
-        y.lanes = -1;
-        y.plain = -1;
-        return y;
+        c.flags = f;
+        return c;
     }
 };
 

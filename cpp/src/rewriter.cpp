@@ -810,8 +810,9 @@ void Rewriter::on_header_name(int i) {
     if ((toks_[i].flags & kUnterminated) != 0 || tok.size() < 2) return;
     const char open = tok.front();
     const char close = tok.back();
-    const std::string inner(tok.substr(1, tok.size() - 2));
-    std::string target = inner;
+    // Views of the source, the table or owned_: all outlive the translation, as includes_.
+    const std::string_view inner = tok.substr(1, tok.size() - 2);
+    std::string_view target = inner;
     const Entry* e = t_.find(inner, true);
     bool mapped = false;
     if (e != nullptr && o_.logical_warps && !e->warp.empty()) {
@@ -825,7 +826,7 @@ void Rewriter::on_header_name(int i) {
             e->rewrite == Rewrite::LegacyApi && legacy_family_ == static_cast<int>(e->family);
         if (e->status == Status::Unsupported || legacy_header) {
             diag(i, Severity::Error, DiagId::UnsupportedApi,
-                 "header '" + inner + "' has no HIP equivalent" +
+                 "header '" + std::string(inner) + "' has no HIP equivalent" +
                      (e->note.empty() ? "" : ": " + e->note));
             count(e->family, false);
             return;
@@ -836,7 +837,7 @@ void Rewriter::on_header_name(int i) {
             target = e->hip;
             if (e->since > o_.hip_version) {
                 diag(i, Severity::Error, DiagId::HipVersion,
-                     "header '" + target + "' needs HIP " + version_text(e->since) +
+                     "header '" + std::string(target) + "' needs HIP " + version_text(e->since) +
                          " or newer; the target is HIP " + version_text(o_.hip_version) +
                          " (--hip-version)");
             }
@@ -844,18 +845,21 @@ void Rewriter::on_header_name(int i) {
         count(e->family, true);
         mapped = true;
         if (!e->note.empty() && noted_.insert(e).second) {
-            diag(i, Severity::Warning, DiagId::BehaviorDiffers, "'" + inner + "': " + e->note);
+            diag(i, Severity::Warning, DiagId::BehaviorDiffers,
+                 "'" + std::string(inner) + "': " + e->note);
         }
     } else if (open == '"' && o_.rename_cu_includes && inner.size() > 3 &&
-               inner.compare(inner.size() - 3, 3, ".cu") == 0) {
-        target = inner.substr(0, inner.size() - 3) + ".hip";
+               inner.substr(inner.size() - 3) == ".cu") {
+        owned_.push_back(std::string(inner.substr(0, inner.size() - 3)) + ".hip");
+        target = owned_.back();
     } else {
         const std::size_t slash = inner.find_last_of('/');
-        const std::string base = inner.substr(slash == std::string::npos ? 0 : slash + 1);
+        const std::string_view base = inner.substr(slash == std::string_view::npos ? 0 : slash + 1);
         const int family = t_.guess_family(base);
         if (family >= 0) {
             diag(i, Severity::Warning, DiagId::UnknownApi,
-                 "header '" + inner + "' has no known HIP counterpart; it was left unchanged");
+                 "header '" + std::string(inner) +
+                     "' has no known HIP counterpart; it was left unchanged");
             count(family, false);
         }
     }
@@ -888,7 +892,12 @@ void Rewriter::on_header_name(int i) {
         return;
     }
     includes_.emplace(target, regions_.back());
-    if (target != inner) replace(i, i, std::string(1, open) + target + std::string(1, close));
+    if (target != inner) {
+        std::string spelled;
+        spelled.reserve(target.size() + 2);
+        spelled.append(1, open).append(target).append(1, close);
+        replace(i, i, std::move(spelled));
+    }
 }
 
 // An entry whose every use is a rename and a count: supported in the target HIP,

@@ -289,6 +289,8 @@ private:
     void apply_warp(const Entry& e, int i);
     // A 32-lane assumption: a warning in --warp native, a note in --warp cuda (hazards.cpp).
     void warp_hazard(int i, DiagId rule, std::string native, const std::string& what);
+    // The same where the warning is `what` followed by `native_rest`: one string built.
+    void warp_hazard_then(int i, DiagId rule, std::string what, std::string_view native_rest);
     bool note_applies(const Entry& e, int i);
     bool rewrite_by_arity(const Entry& e, int i);
     bool rewrite_surf_read(const Entry& e, int i);
@@ -384,7 +386,8 @@ public:
     bool dead_ = false;      // the current line is in a provably inactive branch
     bool hip_dead_ = false;  // ... in one that no HIP compile takes (Branch::hip_dead)
     int next_region_ = 1;
-    std::unordered_map<std::string, int> includes_;  // header -> region it was seen in
+    // Header -> region it was seen in; the names lie in the source, the table or owned_.
+    std::unordered_map<std::string_view, int> includes_;
     // #if/#elif '#'s followed in their chain by an #elif that tests for HIP, sorted.
     std::vector<int> hip_follows_;
     // The names the file's symbols translate to (file_writes), once asked.

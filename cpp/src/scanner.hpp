@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -120,6 +121,7 @@ struct Symbol {
     bool active_mask;       // a 64-bit constant set to __activemask()
     std::int8_t lanes;      // mentions_lanes() of the name once asked, else -1
     std::int8_t plain;      // Rewriter::is_plain() of its entry once asked, else -1
+    std::uint32_t uses;     // its identifier tokens (Rewriter::uses_of's counts)
 };
 
 // One slot of the per-file name table: everything the lexer needs of a name
@@ -129,6 +131,81 @@ struct NameSlot {
     std::int32_t sym;     // -1 = empty
     std::uint16_t len;    // the name's length, 0xFFFF for 65535 and more
     std::uint16_t flags;  // the symbol's SymbolFlags
+};
+
+// What the table makes of a name (the lexer's classify), kept from one file to the next
+// by a Workspace: most names of a file were in the files before it (keywords, types,
+// the project's own), and working one out asks the table three times. Bounded: once
+// half full, it starts over.
+class NameClasses {
+public:
+    struct Class {
+        const Entry* entry;
+        std::int16_t family;
+        std::uint16_t flags;  // SymbolFlags
+    };
+
+    // The class of `name`, whose key is `key` (the lexer's name_key), or nullptr. What
+    // was worked out with another table is forgotten first.
+    const Class* find(const Table& table, std::string_view name, std::uint64_t key) {
+        if (table.serial() != serial_) {
+            clear();
+            serial_ = table.serial();
+            return nullptr;
+        }
+        if (count_ == 0) return nullptr;
+        for (std::size_t i = slot_of(key);; i = (i + 1) & (kSlots - 1)) {
+            const Slot& z = slots_[i];
+            if (z.len == 0) return nullptr;
+            if (z.key == key && z.len == name.size() &&
+                (name.size() <= 8 ||
+                 std::memcmp(names_.data() + z.at, name.data(), name.size()) == 0)) {
+                return &z.c;
+            }
+        }
+    }
+
+    // Keeps the class of a name find() did not know (with the same table).
+    void add(std::string_view name, std::uint64_t key, const Class& c) {
+        if ((count_ + 1) * 2 > kSlots || name.size() > 0xFFFFFFFFU ||
+            names_.size() + name.size() > 0xFFFFFFFFU) {
+            clear();
+        }
+        if (slots_.empty()) slots_.assign(kSlots, Slot{});
+        std::size_t i = slot_of(key);
+        while (slots_[i].len != 0) i = (i + 1) & (kSlots - 1);
+        Slot& z = slots_[i];
+        z.key = key;
+        z.c = c;
+        z.len = static_cast<std::uint32_t>(name.size());
+        z.at = static_cast<std::uint32_t>(names_.size());
+        if (name.size() > 8) names_.append(name);  // shorter names are their own key
+        ++count_;
+    }
+
+private:
+    static constexpr std::size_t kSlots = 4096;
+    struct Slot {
+        std::uint64_t key = 0;  // as NameSlot::key
+        Class c{};
+        std::uint32_t at = 0;   // where names_ holds the name (when longer than 8 bytes)
+        std::uint32_t len = 0;  // 0: empty
+    };
+
+    [[nodiscard]] static std::size_t slot_of(std::uint64_t key) {
+        return static_cast<std::size_t>((key * 0xbf58476d1ce4e5b9ULL) >> 52);  // 12 bits
+    }
+
+    void clear() {
+        if (count_ != 0) slots_.assign(kSlots, Slot{});
+        names_.clear();
+        count_ = 0;
+    }
+
+    std::vector<Slot> slots_;
+    std::string names_;
+    std::size_t count_ = 0;
+    std::uint64_t serial_ = 0;  // the table's (Table::serial), 0 for none yet
 };
 
 // An open bracket or launch waiting for its closer.
@@ -156,7 +233,11 @@ struct Scan {
     // by token: only a run of 65535 comments or line breaks makes one.
     std::vector<std::pair<std::int32_t, std::int32_t>> far_prev;
     std::vector<NameSlot> slots;  // the lexer's name table
-    std::vector<Open> opens;      // the lexer's bracket stack
+    // The slots this file's names took while the table had its first size: the next
+    // file empties only those.
+    std::vector<std::uint32_t> used_slots;
+    std::vector<Open> opens;  // the lexer's bracket stack
+    NameClasses classes;      // kept for the next file
 };
 
 // The previous significant token of token `i` of `scan`, or -1.

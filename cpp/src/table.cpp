@@ -1,6 +1,7 @@
 #include "cass/table.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace cass {
@@ -53,6 +54,11 @@ inline std::uint32_t shape_of(std::string_view s, bool include) {
 }
 
 }  // namespace
+
+std::uint64_t Table::new_serial() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     : entries_(std::move(entries)), families_(std::move(families)) {
@@ -118,7 +124,9 @@ Table::Table(std::vector<Entry> entries, std::vector<Family> families)
     for (std::vector<std::string>* v : {&emitted_, &emitted_legacy_}) {
         std::sort(v->begin(), v->end());
         v->erase(std::unique(v->begin(), v->end()), v->end());
+        for (const std::string& w : *v) emitted_filter_.add(w);
     }
+    for (const std::string& m : members_) member_filter_.add(m);
     for (std::size_t f = 0; f < families_.size(); ++f) {
         for (const auto& p : families_[f].prefixes) {
             if (p.size() < 2) continue;
@@ -190,7 +198,20 @@ const Entry* Table::find_method(std::string_view name) const {
     return nullptr;
 }
 
+void Table::NameFilter::add(std::string_view name) {
+    if (name.empty()) return;
+    const std::uint32_t bit = filter_bit(name);
+    bits[bit >> 6] |= 1ULL << (bit & 63U);
+}
+
+bool Table::NameFilter::may_hold(std::string_view name) const {
+    if (name.empty()) return true;  // not filtered: the caller's own search decides
+    const std::uint32_t bit = filter_bit(name);
+    return (bits[bit >> 6] & (1ULL << (bit & 63U))) != 0;
+}
+
 int Table::emits(std::string_view name) const {
+    if (!emitted_filter_.may_hold(name)) return 0;
     const auto in = [&](const std::vector<std::string>& v) {
         const auto it =
             std::lower_bound(v.begin(), v.end(), name,
@@ -201,6 +222,7 @@ int Table::emits(std::string_view name) const {
 }
 
 bool Table::is_member_name(std::string_view name) const {
+    if (!member_filter_.may_hold(name)) return false;
     for (const std::string& m : members_) {  // a handful of rows
         if (m == name) return true;
     }

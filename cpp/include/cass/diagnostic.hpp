@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace cass {
 
@@ -13,7 +14,8 @@ struct Diagnostic {
     std::uint32_t line = 0;    // 1-based, filled in when the translation ends
     std::uint32_t column = 0;  // 1-based byte column
     Severity severity = Severity::Warning;
-    std::string rule;  // stable id without the "cass-" prefix, e.g. "inline-ptx"
+    // Stable id without the "cass-" prefix, e.g. "inline-ptx"; static storage.
+    std::string_view rule;
     std::string message;
 };
 

@@ -91,11 +91,25 @@ public:
 
     [[nodiscard]] const std::vector<Family>& families() const { return families_; }
     [[nodiscard]] std::size_t size() const { return entries_.size(); }
+    // Distinct for every Table made (a copy shares it: the same rows, the same answers),
+    // so that what was looked up in one is never taken for another's answer.
+    [[nodiscard]] std::uint64_t serial() const { return serial_; }
 
 private:
+    static std::uint64_t new_serial();
+    std::uint64_t serial_ = new_serial();
     std::vector<Entry> entries_;
     std::vector<Family> families_;
+    // A one-bit filter of names (filter_bit of each): a name whose bit is clear is
+    // none of them, which is the answer for nearly every name a file holds.
+    struct NameFilter {
+        std::vector<std::uint64_t> bits = std::vector<std::uint64_t>(1024, 0);
+        void add(std::string_view name);
+        [[nodiscard]] bool may_hold(std::string_view name) const;
+    };
     std::vector<std::string> members_;         // the member halves of Member rows
+    NameFilter member_filter_;                 // of members_
+    NameFilter emitted_filter_;                // of emitted_ and emitted_legacy_
     std::vector<std::size_t> methods_;         // Member rows with Match::Method, by index
     std::vector<std::string> emitted_;         // sorted: hip names emits() knows
     std::vector<std::string> emitted_legacy_;  // sorted: legacy and alt names
