@@ -33,6 +33,7 @@ from cass_build.model import (
 from cass_build.model import translate_bytes as model_translate
 from cass_build.model.guards import comparisons_lost, dangling, drop_dangling, narrows
 from cass_build.model.units import split_units
+from cass_build.model_files import OPTIONAL
 from cass_build.pipeline import PipelineOptions, translate_file
 from cass_build.pipeline.strategies import ModelStrategy
 from cass_build.rules import translate_bytes as rules_translate
@@ -64,6 +65,8 @@ def test_the_model_is_shipped_within_its_size_budget() -> None:
     directory = model_dir()
     sizes = {name: (directory / name).stat().st_size for name in FILES}
     assert all(sizes.values()), sizes
+    present = [name for name in OPTIONAL if (directory / name).is_file()]
+    sizes |= {name: (directory / name).stat().st_size for name in present}
     assert sum(sizes.values()) <= 60 * 1024 * 1024
     assert (directory / "MODEL.md").is_file(), "the model card is missing"
 
@@ -90,6 +93,14 @@ def test_translation_is_deterministic_and_complete(path: Path) -> None:
     assert first.count(b"#include") == rules.count(b"#include")
 
 
+def _ids(runner: Runner, cuda: bytes, draft: bytes) -> tuple[list[int], list[int]]:
+    """A unit's ids and its draft's, as translation encodes them (names as placeholders
+    when the model reads them so)."""
+    pair = runner.encode_pair(cuda, draft)
+    assert pair is not None and pair[1] is not None, cuda.decode("latin-1")[:200]
+    return pair[0], pair[1]
+
+
 def _short_units(paths: list[Path], limit: int) -> list[tuple[bytes, bytes]]:
     settings = NATIVE
     units = []
@@ -108,10 +119,10 @@ def test_drafted_decoding_equals_plain_greedy() -> None:
     assert len(units) >= 8
     edits = 0
     for cuda, draft in units:
-        src = runner.encode_text(cuda)
+        src, draft_ids = _ids(runner, cuda, draft)
         plain_stats, drafted_stats = UnitStats(), UnitStats()
         plain = runner.greedy(src, plain_stats)
-        drafted = runner.drafted(src, runner.encode_text(draft), drafted_stats)
+        drafted = runner.drafted(src, draft_ids, drafted_stats)
         assert drafted == plain, cuda.decode("latin-1")[:200]
         # The draft must pay: far fewer decoder calls than tokens.
         if plain and len(plain) > 64 and drafted_stats.edits == 0:
@@ -124,16 +135,16 @@ def test_drafted_decoding_equals_plain_greedy() -> None:
         assert a == b, cuda.decode("latin-1")[:200]
     # A wrong draft (here: another unit's) changes the cost, never the output.
     cuda, _ = units[0]
-    other = units[-1][1]
-    src = runner.encode_text(cuda)
-    assert runner.drafted(src, runner.encode_text(other)) == runner.greedy(src)
+    src, _ = _ids(runner, cuda, cuda)
+    _, other = _ids(runner, units[-1][0], units[-1][1])
+    assert runner.drafted(src, other) == runner.greedy(src)
 
 
 def test_block_length_after_an_edit_changes_the_cost_not_the_output() -> None:
     runner = Runner(model_dir())  # its own runner: the block length is changed below
     checked = 0
     for cuda, draft in _short_units(SAMPLES, 700):
-        src, draft_ids = runner.encode_text(cuda), runner.encode_text(draft)
+        src, draft_ids = _ids(runner, cuda, draft)
         outs = []
         for size in (1, 4, 32):
             runner.block_after_edit = size
@@ -192,8 +203,7 @@ def test_a_decoder_without_the_copying_head_loads_and_decodes_as_before() -> Non
 def test_departures_walk_counts_what_drafted_decoding_counts() -> None:
     runner = load()
     for cuda, draft in _short_units(SAMPLES, 700)[:12]:
-        src = runner.encode_text(cuda)
-        draft_ids = runner.encode_text(draft)
+        src, draft_ids = _ids(runner, cuda, draft)
         stats = UnitStats()
         out = runner.drafted(src, draft_ids, stats)
         assert out is not None
