@@ -28,6 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from cass_build.model import Runner  # noqa: E402
 from cass_build.model_files import model_dir  # noqa: E402
+from cass_build.rules import translate_bytes as rules_translate  # noqa: E402
+from cass_build.train.dataset import data_settings  # noqa: E402
 from cass_build.train.rename import rename  # noqa: E402
 
 EOS = 2
@@ -38,7 +40,10 @@ def score(runner: Runner, pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
     right = total = whole = units = 0
     for cuda, hip in pairs:
-        encoded = runner.encode_pair(cuda.encode("latin-1"), hip.encode("latin-1"))
+        unit = cuda.encode("latin-1")
+        if runner.source == "draft":  # the model reads the rules' draft, as at run time
+            unit = rules_translate(unit, "unit.cu", data_settings()).data
+        encoded = runner.encode_pair(unit, hip.encode("latin-1"))
         if encoded is None or encoded[1] is None:
             continue
         src, tgt, _table = encoded

@@ -35,7 +35,7 @@ def forced(runner: model.Runner, piece: bytes, draft: bytes) -> list[str]:
     """Where the model, given the draft up to a token, would write another one."""
     if not piece.startswith(b"\n"):  # as translate_unit decodes such a unit
         piece, draft = b"\n" + piece, b"\n" + draft
-    encoded = runner.encode_pair(piece, draft)
+    encoded = runner.encode_pair(runner.source_text(piece, draft), draft)
     if encoded is None or encoded[1] is None:
         return ["  teacher forced: spells a placeholder mark (<@)"]
     src, tgt, table = encoded

@@ -204,6 +204,13 @@ class Runner:
             msg = f"CASS_MODEL_MAX_DEPARTURES={env_limit!r}: expected a whole number"
             raise ModelError(msg, hint="unset it, or set it to a count such as 24")
         self.max_departures = int(env_limit) if env_limit else cfg.count("max_departures", 24)
+        # What the encoder reads: the CUDA unit (v9 and before) or the rules' draft of it,
+        # so that the model learns to copy HIP and change only the warp-size details.
+        self.source = self.config.get("source", "cuda")
+        if self.source not in ("cuda", "draft"):
+            where = directory / "config.json"
+            msg = f'{where}: \'source\' must be "cuda" or "draft", not {self.source!r}'
+            raise ModelError(msg, hint=_REINSTALL)
         self.keep: Keep | None = None
         self.placeholder_ids: dict[int, int] = {}
         if (directory / "placeholders.json").is_file():
@@ -229,6 +236,11 @@ class Runner:
     def encode_text(self, data: bytes) -> list[int]:
         ids: list[int] = self.tokenizer.encode(data.decode("latin-1")).ids
         return ids
+
+    def source_text(self, cuda: bytes, draft: bytes | None) -> bytes:
+        """What the encoder reads for a unit: the CUDA text, or the rules' draft of it
+        when the model was trained on drafts (config ``source``)."""
+        return draft if self.source == "draft" and draft is not None else cuda
 
     def encode_pair(
         self, cuda: bytes, other: bytes | None
@@ -440,7 +452,7 @@ class Runner:
     def _translate(
         self, cuda: bytes, draft: bytes | None, stats: UnitStats, *, use_draft: bool
     ) -> bytes | None:
-        encoded = self.encode_pair(cuda, draft)
+        encoded = self.encode_pair(self.source_text(cuda, draft), draft)
         if encoded is None:
             stats.fallbacks.append("spells a placeholder mark (<@)")
             return None

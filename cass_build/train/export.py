@@ -226,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     cfg = model.cfg.to_dict()
     cfg.update({"block": args.block, "pad": 0, "bos": 1, "eos": 2, "opset": OPSET})
     cfg["parameters"] = sum(p.numel() for p in model.parameters())
+    prep_stats = args.prep / "prepare.json"
+    if prep_stats.is_file():  # a model trained on the rules' drafts reads drafts
+        cfg["source"] = json.loads(prep_stats.read_text()).get("source", "cuda")
     (args.out / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     sizes = {p.name: p.stat().st_size for p in sorted(args.out.iterdir())}
     print(json.dumps({"files": sizes, "total_bytes": sum(sizes.values())}), flush=True)

@@ -62,6 +62,21 @@ def freeze_keep(out: Path) -> Keep:
     return Keep.load(out)
 
 
+def to_drafts(records: dict[str, list[dict[str, Any]]]) -> None:
+    """Each unit's CUDA text replaced by the rules' native translation of it, the draft
+    the runtime gives a model whose config says ``"source": "draft"``."""
+    from ..rules import translate_bytes
+    from .dataset import data_settings
+
+    settings = data_settings()
+    for recs in records.values():
+        for r in recs:
+            unit = r["cuda"].encode("latin-1")
+            r["cuda"] = translate_bytes(unit, r.get("file") or "unit.cu", settings).data.decode(
+                "latin-1"
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cass_build.train.prepare")
     ap.add_argument("data", type=Path)
@@ -71,9 +86,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--renamed", type=int, default=0, help="renamed copies per training pair")
     ap.add_argument("--seed", type=int, default=0, help="draws the renamed copies' names")
     ap.add_argument("--placeholders", action="store_true", help="names and comments as <@n>")
+    ap.add_argument(
+        "--source",
+        choices=("cuda", "draft"),
+        default="cuda",
+        help="what the encoder reads: the CUDA unit, or the rules' native draft of it",
+    )
     args = ap.parse_args(argv)
 
     records = {s: list(read_split(args.data, s)) for s in SPLITS}
+    if args.source == "draft":
+        to_drafts(records)
     extra: list[str] = []
     abstracted = 0
     if args.placeholders:
@@ -100,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict[str, Any] = {
         "vocab": tok.get_vocab_size(),
         "max_len": args.max_len,
+        "source": args.source,
         "renamed_copies": len(renamed),
         "placeholders": len(extra),
         "abstracted_units": abstracted,
