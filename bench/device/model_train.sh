@@ -14,7 +14,8 @@
 # count, reproducible; unset: calibrated to fill MODEL_MINUTES), MODEL_SEED (0), MODEL_CHECK
 # (test units export decodes both ways, 30), MODEL_DEADLINE (seconds from the start by
 # which the tar is written, 565), FRESH=1 (start over instead of resuming), MODEL_COPY=1
-# (train the copying model: fit --copy), MODEL_PREP (the prepared data, build/model_prep).
+# (train the copying model: fit --copy), MODEL_SAMPLE (fit --sample: scheduled sampling),
+# MODEL_PREP (the prepared data, build/model_prep).
 # The fit directory is build/model_fit inside the checkout (ignored by git): a warm
 # machine keeps it between calls, and a run finds its ckpt_last.pt and resumes from it
 # (the same schedule, the optimizer and the batch order included).
@@ -68,6 +69,7 @@ say "fit: $FIT_MINUTES min, seed $SEED, limit ${FIT_LIMIT}s"
 STEPS=()
 [ -n "${MODEL_STEPS:-}" ] && STEPS=(--steps "$MODEL_STEPS")
 [ "${MODEL_COPY:-0}" = 1 ] && STEPS+=(--copy)
+[ -n "${MODEL_SAMPLE:-}" ] && STEPS+=(--sample "$MODEL_SAMPLE")
 timeout "$FIT_LIMIT" "$PY" -m cass_build.train.fit "$PREP" "$FIT" --seed "$SEED" \
     --minutes "$FIT_MINUTES" "${STEPS[@]}" "${RESUME[@]}" >"$LOGS/fit.log" 2>&1
 FIT_RC=$?

@@ -98,6 +98,27 @@ def collate(split: Split, idx: list[int], device: torch.device) -> tuple[torch.T
 
 
 @torch.no_grad()
+def own_predictions(
+    model: Seq2Seq,
+    src: torch.Tensor,
+    mask: torch.Tensor,
+    tin: torch.Tensor,
+    tout: torch.Tensor,
+    share: float,
+) -> torch.Tensor:
+    """Decoder inputs with the model's own teacher-forced predictions in place of the
+    target's tokens at about ``share`` of the positions: free decoding conditions on its
+    own mistakes, and a model trained only on true prefixes does not learn to recover
+    from them (after its first edit of unfamiliar code it loses its place)."""
+    with torch.autocast(src.device.type, dtype=torch.bfloat16):
+        pred = model(src, mask, tin).argmax(-1)
+    mixed = tin.clone()
+    pick = (torch.rand(tin[:, 1:].shape, device=tin.device) < share) & (tout[:, :-1] != -100)
+    mixed[:, 1:] = torch.where(pick, pred[:, :-1], tin[:, 1:])
+    return mixed
+
+
+@torch.no_grad()
 def greedy(model: Seq2Seq, src: np.ndarray, max_len: int, device: torch.device) -> list[int]:
     """Plain greedy decoding, one token per step (the reference the runtime must match)."""
     s = torch.from_numpy(src.astype(np.int64))[None].to(device)
@@ -171,6 +192,13 @@ def main(argv: list[str] | None = None) -> int:
         "--copy",
         action="store_true",
         help="let the decoder copy source tokens (a pointer over the source; docs/model.md)",
+    )
+    ap.add_argument(
+        "--sample",
+        type=float,
+        default=0.0,
+        help="feed the decoder its own predictions at up to this share of positions "
+        "(scheduled sampling, ramped in from step 1,000 to 3,000)",
     )
     ap.add_argument(
         "--resume", action="store_true", help="go on from OUT/ckpt_last.pt when it exists"
@@ -254,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
             lr = args.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
         for g in opt.param_groups:
             g["lr"] = lr
+        share = args.sample * min(1.0, max(0.0, (step - 1000) / 2000))
+        if share > 0:
+            tin = own_predictions(model, src, mask, tin, tout, share)
         with torch.autocast(device.type, dtype=torch.bfloat16):
             logits = model(src, mask, tin)
         loss = F.cross_entropy(logits.float().flatten(0, 1), tout.flatten())
