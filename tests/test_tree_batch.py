@@ -698,7 +698,8 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     """``cass translate DIR --out-dir OUT --verify none`` starts once per tree, and its
     start is part of its cost: no toolchain look-up, no process runner, no shutil (bz2,
     lzma: argparse's formatter asks the terminal's width only when help is written), no
-    typing (its names are imported for type checkers only), no hashlib (OpenSSL)."""
+    typing (its names are imported for type checkers only), no hashlib (OpenSSL), no
+    inspect."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     (src / "a.cu").write_bytes(b'#include "sub/b.cuh"\n' + KERNEL)
@@ -731,4 +732,27 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     avoidable |= {"numpy", "cass_build.pipeline.verify", "cass_build.pipeline.cache"}
     avoidable |= {"cass_build.pipeline.failures", "cass_build.pipeline.fingerprint"}
     avoidable |= {"cass_build.pipeline.includes", "tempfile", "zipfile", "importlib.resources"}
+    # dataclasses without inspect (cass_build/_dataclasses.py): every dataclass on the
+    # path has a docstring, so dataclasses never asks inspect for a signature.
+    avoidable |= {"inspect", "ast", "dis", "tokenize"}
     assert loaded & avoidable == set()
+
+
+def test_dataclasses_without_inspect_still_signs_an_undocumented_dataclass() -> None:
+    """``cass_build._dataclasses``: ``dataclasses``' global ``inspect`` is the real module's
+    stand-in, which imports it when ``dataclasses`` first needs it."""
+    code = (
+        "import sys\n"
+        "import cass_build.settings\n"
+        "assert 'inspect' not in sys.modules, 'imported inspect'\n"
+        "from dataclasses import dataclass\n"
+        "@dataclass\n"
+        "class P:\n"
+        "    x: int = 1\n"
+        "assert P.__doc__ == 'P(x: int = 1)', P.__doc__\n"
+        "import inspect\n"
+        "assert sys.modules['inspect'] is inspect and inspect.signature is not None\n"
+        "assert type(inspect).__name__ == 'module', type(inspect)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
