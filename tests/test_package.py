@@ -110,7 +110,7 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert (client.external_attr >> 16) & 0o111
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(entry).decode()
-    assert "cass = cass_build.__main__:main" in entry_points
+    assert "cass = cass_build.__main__:run" in entry_points
     # scikit-build-core reads this group and sets CASS_ROOT to the package directory.
     assert "[cmake.root]\nCASS = cass_build" in entry_points
 

@@ -756,3 +756,50 @@ def test_dataclasses_without_inspect_still_signs_an_undocumented_dataclass() -> 
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_program_ends_at_once_with_everything_written(tmp_path: Path) -> None:
+    """A tree's batch marks the command complete, and ``python -m cass_build`` (as the
+    ``cass`` program) then ends the process without the interpreter's teardown: the
+    outputs, every message, the report and the exit status are all there."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(40):
+        (src / f"k{i}.cu").write_bytes(KERNEL + b"int m = __fadd_rz(1.0f, 2.0f);\n")
+    report = tmp_path / "report.json"
+    argv = [sys.executable, "-m", "cass_build", "translate", str(src), "--out-dir"]
+    argv += [str(tmp_path / "out"), "--verify", "none", "--report", str(report)]
+    env = {**os.environ, "CASS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 1, proc.stderr  # the unsupported API is an error
+    assert proc.stderr.count("[cass-unsupported-api]") == 40
+    assert proc.stderr.endswith("cass: 40 file(s) translated: 40 error(s), 0 warning(s)\n")
+    import json
+
+    assert len(json.loads(report.read_text())["files"]) == 40
+    assert len(list((tmp_path / "out").glob("*.hip"))) == 40
+
+
+def test_the_program_exits_as_usual_where_something_is_left_to_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import atexit
+    import threading
+
+    from cass_build import __main__
+    from cass_build.cli import _common
+
+    def ended(code: int) -> None:
+        raise AssertionError(f"os._exit({code})")
+
+    monkeypatch.setattr(os, "_exit", ended)
+    __main__.exit_at_once(0)  # not marked complete: returns
+    monkeypatch.setattr(_common, "_complete", True)
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 1)
+    __main__.exit_at_once(0)  # an atexit function: returns
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 0)
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    __main__.exit_at_once(0)  # another thread: returns
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    with pytest.raises(AssertionError, match=r"os\._exit\(1\)"):
+        __main__.exit_at_once(1)

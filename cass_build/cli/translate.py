@@ -368,7 +368,7 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
     )
     inputs = batch.inputs
     if _all_plain(sources, batch.items, tally):
-        return tally.finish(options, inputs, frozenset())
+        return _complete(tally.finish(options, inputs, frozenset()))
     shown: list[str] = []  # the core's messages, printed in one write up to the next other
     for source, target, item in zip(sources, targets, batch.items, strict=True):
         if item is None:
@@ -406,7 +406,16 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
                 continue
         tally.written += 1
     tally.write("".join(shown))
-    return tally.finish(options, inputs, frozenset())
+    return _complete(tally.finish(options, inputs, frozenset()))
+
+
+def _complete(code: int) -> int:
+    """A tree's batch is done: the core wrote its outputs (each renamed into place, or
+    linked once whole), Python the rest and the report (``write_atomic``)."""
+    from ._common import mark_complete
+
+    mark_complete()
+    return code
 
 
 def _all_plain(sources: list[str], items: list[Item | None], tally: _Tally) -> bool:
