@@ -8,7 +8,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -803,3 +803,30 @@ def test_the_program_exits_as_usual_where_something_is_left_to_run(
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     with pytest.raises(AssertionError, match=r"os\._exit\(1\)"):
         __main__.exit_at_once(1)
+
+
+def test_write_atomic_writes_pieces_whole_or_not_at_all(tmp_path: Path) -> None:
+    """``write_atomic`` with pieces (a tree's report, made as it is written): the file is
+    their concatenation, and a piece that fails leaves neither the file nor a temporary."""
+    from cass_build._files import write_atomic
+
+    out = tmp_path / "r.json"
+    write_atomic(out, (p for p in (b"[", b"1,", b"2]")))
+    assert out.read_bytes() == b"[1,2]"
+
+    def failing() -> Iterator[bytes]:
+        yield b"partial"
+        raise RuntimeError("made no more")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(tmp_path / "x.json", failing())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_report_pieces_are_the_joined_report() -> None:
+    from cass_build.cli.translate import _report_pieces
+
+    for count in (0, 1, 2, 255, 256, 257, 600):
+        entries = [f'{{"source": "f{i}.cu"}}' for i in range(count)]
+        want = ("S" + ",\n".join(entries) + "E").encode() if entries else b"SE"
+        assert b"".join(_report_pieces("S", entries, "E")) == want
