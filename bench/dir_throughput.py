@@ -70,9 +70,10 @@ def _package_copy(dest: Path, revision: str | None, core: Path | None = None) ->
         sys.exit("dir_throughput: cass_build._core is not built (pip install -e .)")
     origin = core if core is not None else Path(spec.origin)
     shutil.copy2(origin, dest / "cass_build" / origin.name)
-    # The tables as that build parsed them (rules/ship_tables.py), where the build has them.
-    shipped = origin.parent / "data" / "tables.marshal"
-    if shipped.is_file():
+    # The tables as that build parsed and packed them (rules/ship_tables.py: tables.marshal
+    # and, since perf21, the core's packed tables beside it), where the build has them.
+    built = origin.parent / "data"
+    for shipped in [*built.glob("tables.marshal"), *built.glob("core-table-*.bin")]:
         shutil.copy2(shipped, dest / "cass_build" / "data" / shipped.name)
     # Byte-compiled, as pip installs a package: otherwise, with PYTHONDONTWRITEBYTECODE
     # set (as on the shared machine), every run compiles every module it imports again.

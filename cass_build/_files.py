@@ -17,7 +17,7 @@ import itertools
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 
@@ -152,11 +152,16 @@ def _refuse_input(path: Path) -> OutputError:
     )
 
 
-def write_atomic(path: Path, data: bytes, *, inputs: AbstractSet[Path] = frozenset()) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
+def write_atomic(
+    path: Path, data: bytes | Iterable[bytes], *, inputs: AbstractSet[Path] = frozenset()
+) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: bytes, or pieces
+    of them in order (made as they are written: a large text need not be whole in
+    memory); the file gets its name only once every piece is written."""
+    pieces: Iterable[bytes] = (data,) if isinstance(data, bytes | bytearray) else data
     name = path.name
     if name in ("", ".", "..") or not hasattr(os, "O_PATH"):
-        _write_atomic_by_path(path, data, inputs)
+        _write_atomic_by_path(path, pieces, inputs)
         return
     # Everything happens relative to the output's directory, opened once: the
     # kernel walks the path once instead of once per call, and the directory's
@@ -179,7 +184,7 @@ def write_atomic(path: Path, data: bytes, *, inputs: AbstractSet[Path] = frozens
             raise _cannot_write(path, exc) from None
         if old is not None and stat.S_ISLNK(old.st_mode):
             # A symlinked output: resolve it the long way (see _write_atomic_by_path).
-            _write_atomic_by_path(path, data, inputs)
+            _write_atomic_by_path(path, pieces, inputs)
             return
         if inputs:
             try:
@@ -187,16 +192,18 @@ def write_atomic(path: Path, data: bytes, *, inputs: AbstractSet[Path] = frozens
             except OSError:
                 real = ""
             if not real.startswith("/"):  # no /proc: resolve the long way
-                _write_atomic_by_path(path, data, inputs)
+                _write_atomic_by_path(path, pieces, inputs)
                 return
             if Path(real, name) in inputs:
                 raise _refuse_input(path)
-        _write_in(dirfd, name, data, old, path)
+        _write_in(dirfd, name, pieces, old, path)
     finally:
         os.close(dirfd)
 
 
-def _write_in(dirfd: int, name: str, data: bytes, old: os.stat_result | None, path: Path) -> None:
+def _write_in(
+    dirfd: int, name: str, data: Iterable[bytes], old: os.stat_result | None, path: Path
+) -> None:
     tmp = f".{name}.{os.getpid()}.{next(_COUNTER)}.tmp"
     try:
         # O_EXCL on a name of our own: no race with another writer, and the mode
@@ -204,9 +211,10 @@ def _write_in(dirfd: int, name: str, data: bytes, old: os.stat_result | None, pa
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666, dir_fd=dirfd)
         try:
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                for piece in data:
+                    view = memoryview(piece)
+                    while view:
+                        view = view[os.write(fd, view) :]
                 if old is not None:  # a replaced output keeps its mode
                     os.fchmod(fd, stat.S_IMODE(old.st_mode))
             finally:
@@ -220,7 +228,7 @@ def _write_in(dirfd: int, name: str, data: bytes, old: os.stat_result | None, pa
         raise _cannot_write(path, exc) from None
 
 
-def _write_atomic_by_path(path: Path, data: bytes, inputs: AbstractSet[Path]) -> None:
+def _write_atomic_by_path(path: Path, data: Iterable[bytes], inputs: AbstractSet[Path]) -> None:
     """write_atomic for outputs that are symlinks, or where the fast path cannot go."""
     resolved = path.resolve() if inputs else path
     if resolved in inputs:
@@ -234,7 +242,8 @@ def _write_atomic_by_path(path: Path, data: bytes, inputs: AbstractSet[Path]) ->
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
+                for piece in data:
+                    handle.write(piece)
             with contextlib.suppress(FileNotFoundError):  # a replaced output keeps its mode
                 tmp.chmod(resolved.stat().st_mode & 0o7777)
             tmp.replace(resolved)

@@ -11,14 +11,13 @@ wins even over a malformed variable, which is then not read at all.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._dataclasses import dataclass, dataclasses, field  # without inspect: see there
 from .errors import UsageError
 
 TYPE_CHECKING = False

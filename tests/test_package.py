@@ -71,6 +71,8 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert {f"cass_build/data/{t}" for t in tables} <= package
     assert any(n.startswith("cass_build/_core") and n.endswith(".so") for n in package)
     assert "cass_build/data/tables.marshal" in package  # the tables as the build parsed them
+    packed = {n for n in package if n.startswith("cass_build/data/core-table-")}
+    assert len(packed) == 2, packed  # and packed for the core, for each row encoding
     assert package >= CMAKE_FILES
     model_files = {f"cass_build/models/{n}" for n in (*FILES, "MODEL.md")}
     assert package >= model_files, "the shipped model must be in the wheel"
@@ -108,7 +110,7 @@ def test_wheel_holds_exactly_the_package(wheel: Path) -> None:
     assert (client.external_attr >> 16) & 0o111
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     entry_points = zipfile.ZipFile(wheel).read(entry).decode()
-    assert "cass = cass_build.__main__:main" in entry_points
+    assert "cass = cass_build.__main__:run" in entry_points
     # scikit-build-core reads this group and sets CASS_ROOT to the package directory.
     assert "[cmake.root]\nCASS = cass_build" in entry_points
 

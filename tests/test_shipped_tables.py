@@ -52,21 +52,51 @@ def test_ship_tables_writes_the_key_the_cached_form_and_the_packed_tables(
     from cass_build.rules import core_rows_of, row_encoding
 
     out = tmp_path / "tables.marshal"
+    stale = tmp_path / tables.shipped_core_name("0" * 24, "older")  # an older build's
+    stale.write_bytes(b"")
     argv = [sys.executable, "-m", "cass_build.rules.ship_tables", str(out), _core.__file__]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     shipped = marshal.loads(out.read_bytes())
     families = tables.parse_tables(_packaged())
-    assert shipped["key"] == tables._tables_key(_packaged())
+    key = tables._tables_key(_packaged())
+    assert shipped == {"key": key, "tables": shipped["tables"]}
     assert tables._from_raw(shipped["tables"]) == families
     source = b"cublasHandle_t h; cudaStream_t s; __shfl_down_sync(0xffffffff, v, 1);\n"
     options = _core.Options()
+    names_written = {out.name}
     for roc in (False, True):
         rows, names = core_rows_of(families, roc)
         want = _core.Table([_core.Entry(*row) for row in rows], names)
-        got = _core.Table.unpack(shipped["core"][row_encoding(roc)])
+        packed = tmp_path / tables.shipped_core_name(key, row_encoding(roc))
+        names_written.add(packed.name)
+        got = _core.Table.unpack(packed.read_bytes())
         assert len(got) == len(want) and got.family_names == want.family_names
         assert _core.translate(source, got, options) == _core.translate(source, want, options)
+    assert {p.name for p in tmp_path.iterdir()} == names_written  # nothing else, nothing stale
+
+
+def test_the_build_shipped_the_packed_core_tables_beside_them() -> None:
+    from cass_build.rules import row_encoding
+
+    for roc in (False, True):
+        packed = tables.shipped_core(row_encoding(roc))
+        assert packed is not None, "pip install -e . builds them beside the core"
+        assert len(_core_table_of(packed)) > 5000
+
+
+def _core_table_of(packed: bytes) -> object:
+    from cass_build import _core
+
+    return _core.Table.unpack(packed)
+
+
+def test_shipped_core_tables_of_other_bytes_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Their names hold the key: tables edited after the build find none.
+    from cass_build.rules import row_encoding
+
+    monkeypatch.setattr(tables, "_packaged_key", lambda: "0" * 24)
+    assert tables.shipped_core(row_encoding(False)) is None
 
 
 def test_an_empty_cache_takes_the_core_table_from_them(

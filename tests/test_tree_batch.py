@@ -8,7 +8,7 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -698,7 +698,8 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     """``cass translate DIR --out-dir OUT --verify none`` starts once per tree, and its
     start is part of its cost: no toolchain look-up, no process runner, no shutil (bz2,
     lzma: argparse's formatter asks the terminal's width only when help is written), no
-    typing (its names are imported for type checkers only), no hashlib (OpenSSL)."""
+    typing (its names are imported for type checkers only), no hashlib (OpenSSL), no
+    inspect."""
     src = tmp_path / "src"
     (src / "sub").mkdir(parents=True)
     (src / "a.cu").write_bytes(b'#include "sub/b.cuh"\n' + KERNEL)
@@ -731,4 +732,101 @@ def test_tree_run_imports_only_what_it_needs(tmp_path: Path) -> None:
     avoidable |= {"numpy", "cass_build.pipeline.verify", "cass_build.pipeline.cache"}
     avoidable |= {"cass_build.pipeline.failures", "cass_build.pipeline.fingerprint"}
     avoidable |= {"cass_build.pipeline.includes", "tempfile", "zipfile", "importlib.resources"}
+    # dataclasses without inspect (cass_build/_dataclasses.py): every dataclass on the
+    # path has a docstring, so dataclasses never asks inspect for a signature.
+    avoidable |= {"inspect", "ast", "dis", "tokenize"}
     assert loaded & avoidable == set()
+
+
+def test_dataclasses_without_inspect_still_signs_an_undocumented_dataclass() -> None:
+    """``cass_build._dataclasses``: ``dataclasses``' global ``inspect`` is the real module's
+    stand-in, which imports it when ``dataclasses`` first needs it."""
+    code = (
+        "import sys\n"
+        "import cass_build.settings\n"
+        "assert 'inspect' not in sys.modules, 'imported inspect'\n"
+        "from dataclasses import dataclass\n"
+        "@dataclass\n"
+        "class P:\n"
+        "    x: int = 1\n"
+        "assert P.__doc__ == 'P(x: int = 1)', P.__doc__\n"
+        "import inspect\n"
+        "assert sys.modules['inspect'] is inspect and inspect.signature is not None\n"
+        "assert type(inspect).__name__ == 'module', type(inspect)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_the_program_ends_at_once_with_everything_written(tmp_path: Path) -> None:
+    """A tree's batch marks the command complete, and ``python -m cass_build`` (as the
+    ``cass`` program) then ends the process without the interpreter's teardown: the
+    outputs, every message, the report and the exit status are all there."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(40):
+        (src / f"k{i}.cu").write_bytes(KERNEL + b"int m = __fadd_rz(1.0f, 2.0f);\n")
+    report = tmp_path / "report.json"
+    argv = [sys.executable, "-m", "cass_build", "translate", str(src), "--out-dir"]
+    argv += [str(tmp_path / "out"), "--verify", "none", "--report", str(report)]
+    env = {**os.environ, "CASS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 1, proc.stderr  # the unsupported API is an error
+    assert proc.stderr.count("[cass-unsupported-api]") == 40
+    assert proc.stderr.endswith("cass: 40 file(s) translated: 40 error(s), 0 warning(s)\n")
+    import json
+
+    assert len(json.loads(report.read_text())["files"]) == 40
+    assert len(list((tmp_path / "out").glob("*.hip"))) == 40
+
+
+def test_the_program_exits_as_usual_where_something_is_left_to_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import atexit
+    import threading
+
+    from cass_build import __main__
+    from cass_build.cli import _common
+
+    def ended(code: int) -> None:
+        raise AssertionError(f"os._exit({code})")
+
+    monkeypatch.setattr(os, "_exit", ended)
+    __main__.exit_at_once(0)  # not marked complete: returns
+    monkeypatch.setattr(_common, "_complete", True)
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 1)
+    __main__.exit_at_once(0)  # an atexit function: returns
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 0)
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    __main__.exit_at_once(0)  # another thread: returns
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    with pytest.raises(AssertionError, match=r"os\._exit\(1\)"):
+        __main__.exit_at_once(1)
+
+
+def test_write_atomic_writes_pieces_whole_or_not_at_all(tmp_path: Path) -> None:
+    """``write_atomic`` with pieces (a tree's report, made as it is written): the file is
+    their concatenation, and a piece that fails leaves neither the file nor a temporary."""
+    from cass_build._files import write_atomic
+
+    out = tmp_path / "r.json"
+    write_atomic(out, (p for p in (b"[", b"1,", b"2]")))
+    assert out.read_bytes() == b"[1,2]"
+
+    def failing() -> Iterator[bytes]:
+        yield b"partial"
+        raise RuntimeError("made no more")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(tmp_path / "x.json", failing())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_report_pieces_are_the_joined_report() -> None:
+    from cass_build.cli.translate import _report_pieces
+
+    for count in (0, 1, 2, 255, 256, 257, 600):
+        entries = [f'{{"source": "f{i}.cu"}}' for i in range(count)]
+        want = ("S" + ",\n".join(entries) + "E").encode() if entries else b"SE"
+        assert b"".join(_report_pieces("S", entries, "E")) == want

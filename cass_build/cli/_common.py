@@ -18,9 +18,26 @@ __all__ = [
     "Parser",
     "format_error",
     "glue_flag_values",
+    "is_complete",
+    "mark_complete",
 ]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+_complete = False
+
+
+def mark_complete() -> None:
+    """Says that the command has written and closed everything it writes (its outputs and
+    its report renamed into place, its messages written): the ``cass`` program may end the
+    process without the interpreter's teardown (``__main__.exit_at_once``)."""
+    global _complete
+    _complete = True
+
+
+def is_complete() -> bool:
+    """Whether ``mark_complete`` was called in this process."""
+    return _complete
 
 
 class HelpFormatter(argparse.HelpFormatter):

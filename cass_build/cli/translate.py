@@ -14,7 +14,7 @@ from ._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, format_error
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from collections.abc import Set as AbstractSet
     from typing import Any, TextIO
 
@@ -368,7 +368,7 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
     )
     inputs = batch.inputs
     if _all_plain(sources, batch.items, tally):
-        return tally.finish(options, inputs, frozenset())
+        return _complete(tally.finish(options, inputs, frozenset()))
     shown: list[str] = []  # the core's messages, printed in one write up to the next other
     for source, target, item in zip(sources, targets, batch.items, strict=True):
         if item is None:
@@ -406,7 +406,16 @@ def _run_batch(args: argparse.Namespace, options: PipelineOptions, root: Path, e
                 continue
         tally.written += 1
     tally.write("".join(shown))
-    return tally.finish(options, inputs, frozenset())
+    return _complete(tally.finish(options, inputs, frozenset()))
+
+
+def _complete(code: int) -> int:
+    """A tree's batch is done: the core wrote its outputs (each renamed into place, or
+    linked once whole), Python the rest and the report (``write_atomic``)."""
+    from ._common import mark_complete
+
+    mark_complete()
+    return code
 
 
 def _all_plain(sources: list[str], items: list[Item | None], tally: _Tally) -> bool:
@@ -698,17 +707,25 @@ def _write_report(
         # report holds thousands of entries.
         head = json.dumps({k: v for k, v in doc.items() if k != "files"}, indent=2)
         start, end = f'{head[:-2]},\n  "files": [\n', "\n  ]\n}\n"
-        # One join makes the whole text (a tree's is megabytes): the start and the end
-        # go onto the first and last entries, not around a second copy of them all.
         entries = [r if isinstance(r, str) else json.dumps(r) for r in reports]
-        if entries:
-            entries[0] = start + entries[0]
-            entries[-1] += end
-        text = ",\n".join(entries) if entries else start + end
-        write_atomic(path, text.encode(), inputs=inputs)
+        write_atomic(path, _report_pieces(start, entries, end), inputs=inputs)
     except CassError:
         if args.report is not None:
             raise  # the one the user asked for must be written
+
+
+def _report_pieces(start: str, entries: list[str], end: str, size: int = 256) -> Iterator[bytes]:
+    """``(start + ",\n".join(entries) + end).encode()``, ``size`` entries a piece, made as
+    the report is written: a tree's report is megabytes, and whole, then encoded, it
+    took fresh pages twice over (a millisecond of a tree's run, here)."""
+    if not entries:
+        yield (start + end).encode()
+        return
+    for at in range(0, len(entries), size):
+        piece = ",\n".join(entries[at : at + size])
+        first = start if at == 0 else ",\n"
+        last = end if at + size >= len(entries) else ""
+        yield (first + piece + last).encode()
 
 
 class _Progress:

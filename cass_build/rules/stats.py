@@ -11,6 +11,8 @@ __all__ = ["FamilyCount", "Stats", "format_stats"]
 
 @dataclass(frozen=True)
 class FamilyCount:
+    """One API family's references in a translation: converted and not."""
+
     converted: int = 0
     unconverted: int = 0
 
