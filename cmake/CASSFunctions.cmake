@@ -799,7 +799,10 @@ function(_cass_device_link cass_targets)
       list(APPEND offload "--offload-arch=${arch}")
     endforeach()
     set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE HIP)
-    target_link_options(${target} PRIVATE -fgpu-rdc --hip-link ${offload} ${archives})
+    # The object clang assembles around the linked device code has no .note.GNU-stack:
+    # without -z noexecstack, GNU ld warns and makes the program's stack executable.
+    target_link_options(${target} PRIVATE -fgpu-rdc --hip-link ${offload} -Wl,-z,noexecstack
+                        ${archives})
   endforeach()
 endfunction()
 

@@ -27,6 +27,7 @@ from tests.build_helpers import (
     OBJCOPY,
     ROOT,
     archs_in,
+    assert_stack_not_executable,
     build_env,
     cmake_dir,
     code_object_archs,
@@ -558,3 +559,7 @@ def test_sibling_headers_toolkit_includes_and_separable_compilation(tmp_path: Pa
     [mirrored] = (build / "cass" / "_include").glob("*/helper.cuh")
     assert "hipMemcpyDeviceToHost" in mirrored.read_text()
     assert "gfx90a" in archs_in(build / "app")
+    # clang's device-link object has no .note.GNU-stack: without -z noexecstack GNU ld
+    # warned and gave the program an executable stack.
+    assert "executable stack" not in out
+    assert_stack_not_executable(build / "app")

@@ -43,6 +43,11 @@ __all__ = [
 RDC_MARK = b"__CLANG_OFFLOAD_BUNDLE__hip-"
 """In an object compiled with -fgpu-rdc: device bitcode still to be linked."""
 
+NOEXECSTACK = ("-Wl,-z,noexecstack",)
+"""On a link of relocatable device code: the object clang (15) assembles there around the
+linked device code has no ``.note.GNU-stack``, so GNU ld warned ("missing .note.GNU-stack
+section implies executable stack") and marked the program's stack executable."""
+
 
 @dataclass
 class Context:
@@ -455,7 +460,7 @@ def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
     # The archs always: without them hipcc asks rocm_agent_enumerator for the local GPUs.
     argv = [f"--offload-arch={a}" for a in ctx.archs]
     if rdc:
-        argv += ["-fgpu-rdc", "--hip-link"]
+        argv += ["-fgpu-rdc", "--hip-link", *NOEXECSTACK]
     argv += [f for f in inv.hip_flags if not f.startswith(("-I", "-D", "-U"))]
     if inv.shared:
         argv.append("-shared")
