@@ -671,10 +671,65 @@ function(_cass_link_graph target out_var)
   endif()
 endfunction()
 
+# Compile options a target (or a project target whose interface it uses) gives only
+# under $<COMPILE_LANGUAGE:CUDA> (--use_fast_math, -lineinfo, --expt-relaxed-constexpr):
+# a generator expression of the compile's language reads as empty in the translate
+# step's command, so they would be dropped without a word. One warning per target.
+function(_cass_warn_cuda_options target)
+  _cass_link_graph(${target} graph INCLUDES unused)
+  set(found)
+  foreach(t IN LISTS graph)
+    set(props INTERFACE_COMPILE_OPTIONS)
+    if(t STREQUAL target)
+      set(props COMPILE_OPTIONS)
+    endif()
+    get_target_property(imported ${t} IMPORTED)
+    if(imported)
+      continue()
+    endif()
+    get_target_property(opts ${t} ${props})
+    if(NOT opts)
+      continue()
+    endif()
+    # `$<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math -lineinfo>` is two list items, the
+    # expression open in the first: collect items until it closes.
+    set(depth 0)
+    set(item)
+    foreach(opt IN LISTS opts)
+      if(depth EQUAL 0 AND NOT opt MATCHES "COMPILE_LANG(UAGE|_AND_ID):([A-Za-z_]+,)*CUDA[,>]")
+        continue()
+      endif()
+      list(APPEND item "${opt}")
+      string(REGEX MATCHALL "\\$<" opens "${opt}")
+      string(REGEX MATCHALL ">" closes "${opt}")
+      list(LENGTH opens n_open)
+      list(LENGTH closes n_close)
+      math(EXPR depth "${depth} + ${n_open} - ${n_close}")
+      if(depth LESS_EQUAL 0)
+        list(JOIN item " " item)
+        list(APPEND found "${item}")
+        set(depth 0)
+        set(item)
+      endif()
+    endforeach()
+  endforeach()
+  if(found)
+    list(REMOVE_DUPLICATES found)
+    list(JOIN found " " shown)
+    message(
+      AUTHOR_WARNING
+        "CASS: target '${target}': compile options under $<COMPILE_LANGUAGE:CUDA> do not "
+        "reach its translate step, which compiles with hipcc: ${shown}. Give them as hipcc "
+        "flags (--use_fast_math is -ffast-math, -lineinfo -gline-tables-only) outside that "
+        "generator expression, e.g. under if(CASS_BACKEND_USED STREQUAL \"rocm\").")
+  endif()
+endfunction()
+
 # Runs once every directory is configured.
 function(_cass_finalize)
   get_property(targets GLOBAL PROPERTY _CASS_TARGETS)
   foreach(target IN LISTS targets)
+    _cass_warn_cuda_options(${target})
     _cass_mirror_includes(${target})
     _cass_link_with_cxx(${target})
   endforeach()
@@ -744,7 +799,10 @@ function(_cass_device_link cass_targets)
       list(APPEND offload "--offload-arch=${arch}")
     endforeach()
     set_property(TARGET ${target} PROPERTY LINKER_LANGUAGE HIP)
-    target_link_options(${target} PRIVATE -fgpu-rdc --hip-link ${offload} ${archives})
+    # The object clang assembles around the linked device code has no .note.GNU-stack:
+    # without -z noexecstack, GNU ld warns and makes the program's stack executable.
+    target_link_options(${target} PRIVATE -fgpu-rdc --hip-link ${offload} -Wl,-z,noexecstack
+                        ${archives})
   endforeach()
 endfunction()
 

@@ -41,6 +41,7 @@ HIPCC = tool("hipcc", "/opt/rocm/bin")
 NVCC = tool("nvcc", "/usr/local/cuda/bin")
 BUNDLER = tool("clang-offload-bundler", "/opt/rocm/llvm/bin", "/usr/lib/llvm-*/bin")
 OBJCOPY = tool("objcopy")
+READELF = tool("readelf")
 
 
 def require(**tools: str | None) -> None:
@@ -222,3 +223,16 @@ def loaded_after(code: str, names: Sequence[str]) -> list[str]:
     probe = f"{code}\nimport sys\nprint(' '.join(n for n in {list(names)!r} if n in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return proc.stdout.splitlines()[-1].split()  # what ``code`` printed comes before
+
+
+def assert_stack_not_executable(binary: Path) -> None:
+    """``binary``'s PT_GNU_STACK is not executable (GNU ld makes it so when an input
+    object has no ``.note.GNU-stack``); checked where readelf is installed."""
+    if READELF is None:
+        return
+    proc = subprocess.run(
+        [READELF, "-lW", str(binary)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    stack = [line.split() for line in proc.stdout.splitlines() if "GNU_STACK" in line]
+    assert stack and "RWE" not in stack[0], f"{binary}: {proc.stdout}"

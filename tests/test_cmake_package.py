@@ -27,6 +27,7 @@ from tests.build_helpers import (
     OBJCOPY,
     ROOT,
     archs_in,
+    assert_stack_not_executable,
     build_env,
     cmake_dir,
     code_object_archs,
@@ -439,6 +440,51 @@ def test_target_flags_reach_the_translate_and_compile_step(tmp_path: Path) -> No
     assert f"-o {build}/cass/k.hip " in shared
 
 
+CUDA_ONLY_OPTIONS = """\
+cmake_minimum_required(VERSION 3.25)
+project(opts LANGUAGES CXX)
+find_package(CASS CONFIG REQUIRED)
+add_library(project_options INTERFACE)
+target_compile_options(project_options
+  INTERFACE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+cass_add_library(fast STATIC k.cu)
+target_compile_options(fast PRIVATE -Wall $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math -lineinfo>)
+target_link_libraries(fast PRIVATE project_options)
+cass_add_library(plain STATIC k.cu)
+target_compile_options(plain PRIVATE -Wall $<$<COMPILE_LANGUAGE:CXX>:-Wextra>)
+"""
+
+
+@pytest.mark.slow
+@needs_hip
+def test_cuda_only_compile_options_are_named_not_dropped_silently(tmp_path: Path) -> None:
+    """``$<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math -lineinfo>``, as real projects give
+    nvcc's flags, reads as empty in the translate step: configure says so, once per
+    target, with the options as written (the expression spans two list items) and those
+    of an interface target it links; a target without any gets no warning."""
+    assert CMAKE is not None
+    src = tmp_path / "opts"
+    src.mkdir()
+    (src / "k.cu").write_text("__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n")
+    (src / "CMakeLists.txt").write_text(CUDA_ONLY_OPTIONS)
+    argv = [CMAKE, "-S", str(src), "-B", str(tmp_path / "b"), "-G", "Ninja",
+            f"-DCASS_DIR={cmake_dir()}", "-DCMAKE_HIP_ARCHITECTURES=gfx90a"]  # fmt: skip
+    proc = run(argv, src, build_env())
+    assert proc.returncode == 0, proc.stderr
+    warnings = [w for w in proc.stderr.split("CMake Warning (dev) at ")[1:]]
+    assert len(warnings) == 1, proc.stderr
+    body = " ".join(warnings[0].split(":\n", 1)[1].split("This warning is for")[0].split())
+    assert body.startswith(
+        "CASS: target 'fast': compile options under $<COMPILE_LANGUAGE:CUDA> do not reach its "
+        "translate step, which compiles with hipcc: $<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math "
+        "-lineinfo> $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>. Give them as hipcc "
+        "flags (--use_fast_math is -ffast-math"
+    ), body
+    assert "Call Stack" in warnings[0] or "CMakeLists.txt" in warnings[0]
+    quiet = run([*argv, "-Wno-dev"], src, build_env())
+    assert quiet.returncode == 0 and "CASS: target" not in quiet.stderr, quiet.stderr
+
+
 # -- shapes real projects use: sibling helper headers, toolkit includes, separable code ----
 
 HELPER = """\
@@ -513,3 +559,7 @@ def test_sibling_headers_toolkit_includes_and_separable_compilation(tmp_path: Pa
     [mirrored] = (build / "cass" / "_include").glob("*/helper.cuh")
     assert "hipMemcpyDeviceToHost" in mirrored.read_text()
     assert "gfx90a" in archs_in(build / "app")
+    # clang's device-link object has no .note.GNU-stack: without -z noexecstack GNU ld
+    # warned and gave the program an executable stack.
+    assert "executable stack" not in out
+    assert_stack_not_executable(build / "app")

@@ -19,7 +19,9 @@ from tests.build_helpers import (
     CMAKE,
     HIPCC,
     NINJA,
+    READELF,
     archs_in,
+    assert_stack_not_executable,
     build_env,
     code_object_archs,
     loaded_after,
@@ -268,6 +270,48 @@ def test_a_cached_compile_loads_no_model_and_no_ui(project: Path) -> None:
     assert (src / "second.o").read_bytes() == (src / "first.o").read_bytes()
 
 
+HOST_MAIN = """\
+#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  std::printf("%d\\n", count);
+  return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@needs_hip
+def test_a_host_input_asks_for_no_gpu(tmp_path: Path) -> None:
+    """A Makefile's ``nvcc -c main.cpp``: compiled as host code by hipcc's command, which,
+    given no target, ran ``rocm_agent_enumerator``; on a machine without a GPU (this
+    suite's CI) Debian's printed a Python traceback into the build for every .cpp, and
+    the probe of hipcc's command, reading it, ran hipcc for each. Only the note may
+    show, and ``-E`` and the link of a .cpp with a .cu must not ask either."""
+    (tmp_path / "main.cpp").write_text(HOST_MAIN)
+    (tmp_path / "k.cu").write_text("__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n")
+    env = build_env(CASS_ARCHS=ARCHS, CASS_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("HCC_AMDGPU_TARGET", None)
+    flags = ["-O3", "-arch=sm_80", "-Xcompiler", "-fPIC", "-std=c++17"]
+    for args in (
+        ["-c", "main.cpp", "-o", "main.o"],
+        ["-c", "main.cpp", "-o", "again.o"],  # the probe's answer, from the cache
+        ["-E", "main.cpp", "-o", "main.ii"],
+        ["main.cpp", "k.cu", "-o", "app"],
+    ):
+        proc = nvcc(*flags, *args, cwd=tmp_path, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "Traceback" not in proc.stderr and "rocm_agent_enumerator" not in proc.stderr
+        assert [ln for ln in proc.stderr.splitlines() if ln.strip()] == [
+            "cass nvcc: note: CUDA targets (sm_80) select no AMD target; building for "
+            "gfx90a, gfx1030 (CASS_ARCHS)"
+        ], proc.stderr
+    assert (tmp_path / "again.o").read_bytes() == (tmp_path / "main.o").read_bytes()
+    assert archs_in(tmp_path / "app") == {"gfx90a", "gfx1030"}
+
+
 @pytest.mark.slow
 @needs_hip
 def test_separate_compilation_links_device_code(tmp_path: Path) -> None:
@@ -281,8 +325,19 @@ def test_separate_compilation_links_device_code(tmp_path: Path) -> None:
     ok(nvcc("-rdc=true", "-c", "main.cu", cwd=tmp_path))
     ok(nvcc("-dlink", "dev.o", "main.o", "-o", "dlink.o", cwd=tmp_path))
     # Without -fgpu-rdc at the link, bump() would be an undefined device symbol.
-    ok(nvcc("main.o", "dev.o", "dlink.o", "-o", "app", cwd=tmp_path))
+    linked = ok(nvcc("main.o", "dev.o", "dlink.o", "-o", "app", cwd=tmp_path))
     assert archs_in(tmp_path / "app") == {"gfx90a", "gfx1030"}
+    # The -dlink object says its stack is not executable, as a compiler's objects do:
+    # without the note GNU ld warned and gave the program an executable stack.
+    assert "executable stack" not in linked
+    assert_stack_not_executable(tmp_path / "app")
+    if READELF is not None:
+        assert ".note.GNU-stack" in ok(run([READELF, "-SW", "dlink.o"], tmp_path))
+    # Linked by clang's own device link (no -dlink object): the object clang assembles
+    # there lacks the note too, so the link passes -z noexecstack.
+    linked = ok(nvcc("main.o", "dev.o", "-o", "app2", cwd=tmp_path))
+    assert "executable stack" not in linked
+    assert_stack_not_executable(tmp_path / "app2")
 
 
 @pytest.mark.slow
@@ -294,6 +349,33 @@ def test_verification_failure_names_the_cuda_line(tmp_path: Path) -> None:
     assert f"{(tmp_path / 'bad.cu').resolve()}:2:" in proc.stderr.splitlines()[0]
     assert not (tmp_path / "bad.o").exists()
     assert "hint" not in proc.stderr  # nothing to install: the source is to blame
+
+
+@pytest.mark.slow
+@needs_hip
+def test_a_flag_the_hip_compiler_rejects_is_named_as_the_user_s(tmp_path: Path) -> None:
+    """A typo CMake forwards (``--use-fast-math`` under -forward-unknown-to-host-compiler)
+    or a bad -Xcompiler flag fails the compile: one error naming the flag and clang's
+    line, exit 2, not "hipcc failed, not the source" with a command of scratch paths."""
+    (tmp_path / "k.cu").write_text("__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n")
+    before = (tmp_path / "k.cu").read_bytes()
+    cases = {
+        "--use-fast-math": ["-forward-unknown-to-host-compiler", "--use-fast-math"],
+        "-fbogus-flag": ["-Xcompiler", "-fbogus-flag,-Wall"],
+    }
+    for flag, args in cases.items():
+        proc = nvcc(*args, "-c", "k.cu", "-o", "k.o", cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.splitlines()
+        assert lines[0].startswith(
+            f"cass nvcc: error: k.cu: the HIP compiler rejects '{flag}', a flag of this "
+            "command line (clang: error: "
+        ), proc.stderr
+        assert lines[1].startswith("cass nvcc: hint: ") and "fix or drop it" in lines[1]
+        assert len(lines) == 2 and "Traceback" not in proc.stderr
+        assert "$SCRATCH" not in proc.stderr and "not the source" not in proc.stderr
+    assert not (tmp_path / "k.o").exists()
+    assert (tmp_path / "k.cu").read_bytes() == before
 
 
 @needs_hip

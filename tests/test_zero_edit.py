@@ -195,6 +195,42 @@ def test_d_include_route_without_cass_env(tree: Path) -> None:
     assert cache["CMAKE_CUDA_COMPILER"] == str(_stand_in() / "bin" / "nvcc")
 
 
+def test_include_route_on_a_directory_configured_with_nvcc_says_nothing_is_for_amd(
+    tmp_path: Path,
+) -> None:
+    """A build directory configured with the real nvcc keeps it in its cache, and the
+    include route keeps cached values: configure said "CUDA builds for AMD" while the
+    build ran NVIDIA's nvcc. Now it warns, naming the compiler and the cache to delete.
+    (LANGUAGES NONE: the cached compiler is never run, so no CUDA toolkit is needed.)"""
+    require(cmake=CMAKE)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.24)\nproject(switch LANGUAGES NONE)\n"
+    )
+    include = f"-DCMAKE_PROJECT_TOP_LEVEL_INCLUDES={cmake_dir()}/zero_edit.cmake"
+    nvidia = tmp_path / "cuda" / "bin" / "nvcc"  # what the first configure cached
+    build = tmp_path / "build"
+    first = [CMAKE or "cmake", "-S", str(src), "-B", str(build), f"-DCMAKE_CUDA_COMPILER={nvidia}"]
+    ok(subprocess.run(first, capture_output=True, text=True, check=False, env=build_env()))
+    again = [CMAKE or "cmake", "-S", str(src), "-B", str(build), include]
+    proc = subprocess.run(again, capture_output=True, text=True, check=False, env=build_env())
+    assert proc.returncode == 0, proc.stderr
+    assert "CUDA builds for AMD" not in proc.stdout
+    said = " ".join(proc.stderr.split())
+    assert (
+        f"CASS: zero_edit.cmake: CMAKE_CUDA_COMPILER is {nvidia}, kept from this build "
+        "directory's cache (or given with -D), so it compiles the CUDA sources, not CASS: "
+        f"nothing is built for AMD. Configure a new build directory (or delete "
+        f"{build}/CMakeCache.txt) with zero_edit.cmake to build for AMD."
+    ) in said, proc.stderr
+    fresh = [CMAKE or "cmake", "-S", str(src), "-B", str(tmp_path / "fresh"), include]
+    proc = subprocess.run(fresh, capture_output=True, text=True, check=False, env=build_env())
+    assert proc.returncode == 0 and "CMake Warning" not in proc.stderr, proc.stderr
+    assert f"-- CASS: CUDA builds for AMD through {_stand_in()}" in proc.stdout
+    assert _cache(tmp_path / "fresh")["CMAKE_CUDA_COMPILER"] == str(_stand_in() / "bin" / "nvcc")
+
+
 def test_e_legacy_findcuda(tree: Path) -> None:
     """(e) find_package(CUDA) with cuda_add_library and cuda_add_executable."""
     build = tree / "build-e"

@@ -86,6 +86,10 @@ def _wrapper_source(bundle: str, align: int) -> str:
             f"  .p2align {align.bit_length() - 1}",
             "__hip_fatbin:",
             '  .incbin "{}"'.format(bundle.replace("\\", "\\\\").replace('"', '\\"')),
+            # Without it GNU ld takes the object to need an executable stack, warns
+            # ("missing .note.GNU-stack section implies executable stack") and marks the
+            # program's stack executable (PT_GNU_STACK RWE), as a compiler's object never is.
+            '  .section .note.GNU-stack,"",@progbits',
             "",
         ]
     )

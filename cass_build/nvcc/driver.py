@@ -58,9 +58,11 @@ def _archs() -> tuple[tuple[str, ...], str]:
 def _notes(inv: Invocation, archs: tuple[str, ...], origin: str) -> None:
     if inv.targets:
         shown = " ".join(inv.targets)
+        # Chosen by CASS_ARCHS already: telling the user to set it would read as if not.
+        why = "CASS_ARCHS" if origin == "CASS_ARCHS" else f"{origin}; set CASS_ARCHS to choose"
         print(
             f"{PROG}: note: CUDA targets ({shown}) select no AMD target; building for "
-            f"{', '.join(archs)} ({origin}; set CASS_ARCHS to choose)",
+            f"{', '.join(archs)} ({why})",
             file=sys.stderr,
         )
     for note in inv.notes:

@@ -10,11 +10,13 @@ its copies under the CASS cache.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from typing import Any
 from .._files import cache_dir, write_atomic, write_if_changed
 from .._proc import run
 from ..api import Translation
-from ..errors import ToolchainError, ToolFailedError
+from ..errors import ToolchainError, ToolFailedError, UsageError
 from ..pipeline.toolchain import HipToolchain, cuda_roots, find_hip, install_hint
 from ..settings import PipelineOptions
 from .flags import Invocation
@@ -40,6 +42,11 @@ __all__ = [
 
 RDC_MARK = b"__CLANG_OFFLOAD_BUNDLE__hip-"
 """In an object compiled with -fgpu-rdc: device bitcode still to be linked."""
+
+NOEXECSTACK = ("-Wl,-z,noexecstack",)
+"""On a link of relocatable device code: the object clang (15) assembles there around the
+linked device code has no ``.note.GNU-stack``, so GNU ld warned ("missing .note.GNU-stack
+section implies executable stack") and marked the program's stack executable."""
 
 
 @dataclass
@@ -156,7 +163,13 @@ def compile_cuda(src: Path, obj: Path, ctx: Context) -> None:
         flags = list(opts.flags)
         ctx.show(["hipcc", "-c", "-x", "hip", *archs, *flags, translated, "-o", obj])
         return
-    result = translate_file(src, opts)
+    try:
+        result = translate_file(src, opts)
+    except ToolFailedError as exc:
+        rejected = _rejected_flag(src, exc, ctx.inv)
+        if rejected is None:
+            raise
+        raise rejected from None
     _print_diagnostics(result)
     if ctx.say:
         how = "cached" if result.cached else result.strategy
@@ -174,6 +187,33 @@ def compile_cuda(src: Path, obj: Path, ctx: Context) -> None:
         target = inv.dep_target or str(obj)
         depfile = inv.depfile or obj.with_suffix(".d")
         write_atomic(depfile, _make_rule(target, result.depends, inv.phony_deps))
+
+
+_REJECTED = re.compile(r"(?:unsupported option|unknown argument:?) '([^']+)'")
+"""clang's words for a flag it does not take (``clang: error: unsupported option '--x'``,
+``clang: error: unknown argument: '-fbogus'``)."""
+
+
+def _rejected_flag(src: Path, exc: ToolFailedError, inv: Invocation) -> UsageError | None:
+    """A flag of the user's that the HIP compiler rejects, as the usage error it is.
+
+    An nvcc flag the table does not know goes to the HIP compiler under
+    ``-forward-unknown-to-host-compiler`` (CMake passes it to every compile), as do
+    ``-Xcompiler``'s, so a typo (``--use-fast-math``) fails the verification compile,
+    which the pipeline reports as hipcc failing "not the source", with a command of
+    scratch paths to run: the flag is the thing to fix, and it is on the user's line."""
+    found = _REJECTED.search(exc.what)
+    if found is None or found.group(1) not in inv.hip_flags:
+        return None
+    flag = found.group(1)
+    said = exc.what.split(": ", 1)[1] if exc.what.startswith("exited with") else exc.what
+    msg = f"{src}: the HIP compiler rejects '{flag}', a flag of this command line ({said})"
+    hint = (
+        "flags cass nvcc does not map (with -forward-unknown-to-host-compiler, which CMake "
+        "passes) and -Xcompiler's go to the HIP compiler (clang), as nvcc gives them to the "
+        "host compiler: fix or drop it; docs/zero-edit.md lists the flags cass nvcc maps"
+    )
+    return UsageError(msg, hint=hint)
 
 
 def _language_flag(language: str) -> list[str]:
@@ -208,11 +248,32 @@ def compile_host(src: Path, language: str, obj: Path, ctx: Context) -> None:
         ctx.show(["hipcc", *args])
         return
     tc = ctx.toolchain()
-    argv, _ = compile_command(tc, args, source=len(args) - 3, output=len(args) - 1)
-    ctx.show(argv)
-    done = run(argv, env=tc.env(), capture=False, timeout=None)
+    with _targets_named(ctx):
+        argv, _ = compile_command(tc, args, source=len(args) - 3, output=len(args) - 1)
+        ctx.show(argv)
+        done = run(argv, env=tc.env(), capture=False, timeout=None)
     if not done.ok:
         raise _BuildFailed(done.returncode)
+
+
+@contextlib.contextmanager
+def _targets_named(ctx: Context) -> Iterator[None]:
+    """hipcc given no ``--offload-arch`` asks ``rocm_agent_enumerator`` for the machine's
+    GPUs, and on one without a GPU Debian's prints a Python traceback into the build's
+    output (and the probe of hipcc's command, seeing it, falls back to hipcc on every
+    call). A host compile or ``-E`` has no use for a target, and ``--offload-arch`` on
+    clang's ``-x c++`` is an unused argument, so the targets are named the other way
+    hipcc reads them, ``HCC_AMDGPU_TARGET``, which it adds to HIP compiles and links
+    only (none of these), unless the user set it. hipcc is run with ``os.environ`` (the
+    toolchain's ``env()``), which a call owns: in-process, or the server's child."""
+    if "HCC_AMDGPU_TARGET" in os.environ or not ctx.archs:
+        yield
+        return
+    os.environ["HCC_AMDGPU_TARGET"] = ",".join(ctx.archs)
+    try:
+        yield
+    finally:
+        os.environ.pop("HCC_AMDGPU_TARGET", None)
 
 
 class _BuildFailed(Exception):
@@ -260,9 +321,10 @@ def _preprocessed(ctx: Context, args: list[str]) -> bytes:
     from ..pipeline._driver import compile_command
 
     tc = ctx.toolchain()
-    argv, _ = compile_command(tc, args, source=len(args) - 1)
-    ctx.show(argv)
-    done = run(argv, env=tc.env(), timeout=None)
+    with _targets_named(ctx):
+        argv, _ = compile_command(tc, args, source=len(args) - 1)
+        ctx.show(argv)
+        done = run(argv, env=tc.env(), timeout=None)
     if not done.ok:
         sys.stderr.write(done.stderr)
         raise _BuildFailed(done.returncode)
@@ -398,7 +460,7 @@ def link(objects: Sequence[Path], output: Path, ctx: Context) -> None:
     # The archs always: without them hipcc asks rocm_agent_enumerator for the local GPUs.
     argv = [f"--offload-arch={a}" for a in ctx.archs]
     if rdc:
-        argv += ["-fgpu-rdc", "--hip-link"]
+        argv += ["-fgpu-rdc", "--hip-link", *NOEXECSTACK]
     argv += [f for f in inv.hip_flags if not f.startswith(("-I", "-D", "-U"))]
     if inv.shared:
         argv.append("-shared")
