@@ -119,6 +119,16 @@ def test_unknown_cuda_names_are_reported_not_passed_silently() -> None:
     assert "cass-unknown-api" not in rules("void cudaCheck(int e); cudaCheck(1);")
 
 
+def test_a_quoted_header_the_tables_lack_is_the_projects_own() -> None:
+    # Real projects name their helpers so ("cuda_utils.cuh", "cuda_helpers.hpp"): such a
+    # header is translated with the file, and --werror must not fail on it.
+    for name in ("cuda_utils.cuh", "common/cuda_helpers.hpp", "cudnn_wrappers.h"):
+        assert "cass-unknown-api" not in rules(f'#include "{name}"\n'), name
+    # A system header of a CUDA library the tables do not know is still reported.
+    assert "cass-unknown-api" in rules("#include <cuda_not_a_library.h>\n")
+    assert "cass-unknown-api" in rules("#include <cudnn_not_a_header.h>\n")
+
+
 def test_untranslatable_ptx_is_an_error_and_translated_ptx_a_note() -> None:
     t = translate(
         'asm volatile("tex.1d.v4.f32.s32 {%0,%1,%2,%3}, [%4, {%5}];" : "=f"(a), "=f"(b),'

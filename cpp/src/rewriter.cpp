@@ -852,7 +852,9 @@ void Rewriter::on_header_name(int i) {
                inner.substr(inner.size() - 3) == ".cu") {
         owned_.push_back(std::string(inner.substr(0, inner.size() - 3)) + ".hip");
         target = owned_.back();
-    } else {
+    } else if (open == '<') {
+        // A quoted name the tables lack is the project's own header (`"cuda_utils.cuh"`),
+        // translated with it: only a system header can be a CUDA one CASS does not know.
         const std::size_t slash = inner.find_last_of('/');
         const std::string_view base = inner.substr(slash == std::string_view::npos ? 0 : slash + 1);
         const int family = t_.guess_family(base);
