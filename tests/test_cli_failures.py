@@ -223,6 +223,26 @@ def test_killed_compiler_is_named(tmp_path: Path, cache_dir: Path) -> None:
     assert f" {killer} -fsyntax-only " in first
 
 
+@needs_hipcc
+def test_a_hip_flag_the_compiler_rejects_is_the_user_s_error(tmp_path: Path) -> None:
+    # The CMake functions' route: a typo in --hip-flags is named as the user's flag,
+    # not as hipcc failing "not the source" with a command of scratch paths.
+    (tmp_path / "a.cu").write_text(GOOD)
+    proc = run_cass(
+        "translate", "a.cu", "-o", "a.hip", "--object", "a.o", "--offload-arch", "gfx90a",
+        "--hip-flags=--use-fast-math", "--no-cache", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    first, hint = lines(proc.stderr)[:2]
+    assert first.startswith(
+        "cass: error: a.cu: the HIP compiler rejects '--use-fast-math', a flag of this "
+        "command line (clang: error: "
+    ), proc.stderr
+    assert hint.startswith("cass: hint: ") and "fix or drop it" in hint
+    assert "not the source" not in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "a.hip").exists() and not (tmp_path / "a.o").exists()
+
+
 def test_external_translator_failure_is_a_tool_failure(tmp_path: Path) -> None:
     (tmp_path / "a.cu").write_text(GOOD)
     proc = run_cass(

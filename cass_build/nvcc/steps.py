@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import re
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
@@ -24,7 +23,7 @@ from typing import Any
 from .._files import cache_dir, write_atomic, write_if_changed
 from .._proc import run
 from ..api import Translation
-from ..errors import ToolchainError, ToolFailedError, UsageError
+from ..errors import ToolchainError, ToolFailedError
 from ..pipeline.toolchain import HipToolchain, cuda_roots, find_hip, install_hint
 from ..settings import PipelineOptions
 from .flags import Invocation
@@ -163,13 +162,7 @@ def compile_cuda(src: Path, obj: Path, ctx: Context) -> None:
         flags = list(opts.flags)
         ctx.show(["hipcc", "-c", "-x", "hip", *archs, *flags, translated, "-o", obj])
         return
-    try:
-        result = translate_file(src, opts)
-    except ToolFailedError as exc:
-        rejected = _rejected_flag(src, exc, ctx.inv)
-        if rejected is None:
-            raise
-        raise rejected from None
+    result = translate_file(src, opts)
     _print_diagnostics(result)
     if ctx.say:
         how = "cached" if result.cached else result.strategy
@@ -187,33 +180,6 @@ def compile_cuda(src: Path, obj: Path, ctx: Context) -> None:
         target = inv.dep_target or str(obj)
         depfile = inv.depfile or obj.with_suffix(".d")
         write_atomic(depfile, _make_rule(target, result.depends, inv.phony_deps))
-
-
-_REJECTED = re.compile(r"(?:unsupported option|unknown argument:?) '([^']+)'")
-"""clang's words for a flag it does not take (``clang: error: unsupported option '--x'``,
-``clang: error: unknown argument: '-fbogus'``)."""
-
-
-def _rejected_flag(src: Path, exc: ToolFailedError, inv: Invocation) -> UsageError | None:
-    """A flag of the user's that the HIP compiler rejects, as the usage error it is.
-
-    An nvcc flag the table does not know goes to the HIP compiler under
-    ``-forward-unknown-to-host-compiler`` (CMake passes it to every compile), as do
-    ``-Xcompiler``'s, so a typo (``--use-fast-math``) fails the verification compile,
-    which the pipeline reports as hipcc failing "not the source", with a command of
-    scratch paths to run: the flag is the thing to fix, and it is on the user's line."""
-    found = _REJECTED.search(exc.what)
-    if found is None or found.group(1) not in inv.hip_flags:
-        return None
-    flag = found.group(1)
-    said = exc.what.split(": ", 1)[1] if exc.what.startswith("exited with") else exc.what
-    msg = f"{src}: the HIP compiler rejects '{flag}', a flag of this command line ({said})"
-    hint = (
-        "flags cass nvcc does not map (with -forward-unknown-to-host-compiler, which CMake "
-        "passes) and -Xcompiler's go to the HIP compiler (clang), as nvcc gives them to the "
-        "host compiler: fix or drop it; docs/zero-edit.md lists the flags cass nvcc maps"
-    )
-    return UsageError(msg, hint=hint)
 
 
 def _language_flag(language: str) -> list[str]:

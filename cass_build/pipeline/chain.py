@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import hashlib
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -582,7 +583,7 @@ def _turn(job: _Job, strategy: Strategy, turns: _Turns) -> Result | None:
             evidence = outcome.evidence[-1]
             broken = _tool_failed(src, evidence.tool, outcome.tool_failure, evidence.command)
             if not opts.allow_unverified:
-                raise broken
+                raise _rejected_flag(src, outcome.tool_failure, opts.flags) or broken
             turns.tools.append(broken)
             turns.stopped = True
             return None
@@ -723,6 +724,33 @@ def _tool_failed(src: Path, tool: str, what: str, command: str) -> ToolFailedErr
         "($CASS_HIPCC picks a hipcc, $CASS_MODEL_DIR a model)"
     )
     return ToolFailedError(msg, hint=hint, tool=tool, command=command, what=what)
+
+
+_REJECTED = re.compile(r"(?:unsupported option|unknown argument:?) '([^']+)'")
+"""clang's words for a flag it does not take (``clang: error: unsupported option '--x'``,
+``clang: error: unknown argument: '-fbogus'``)."""
+
+
+def _rejected_flag(src: Path, what: str, flags: tuple[str, ...]) -> UsageError | None:
+    """A flag the user gave the HIP compiler that it rejects, as the usage error it is.
+
+    ``cass translate --hip-flags``, the CMake functions' options, and ``cass nvcc``'s
+    unmapped flags (under ``-forward-unknown-to-host-compiler``, which CMake passes) and
+    ``-Xcompiler``'s all reach clang: a typo (``--use-fast-math``) fails the compile, and
+    the flag on the user's line is the thing to fix, not a command of scratch paths."""
+    found = _REJECTED.search(what)
+    if found is None or found.group(1) not in flags:
+        return None
+    flag = found.group(1)
+    said = what.split(": ", 1)[1] if what.startswith("exited with") else what
+    msg = f"{src}: the HIP compiler rejects '{flag}', a flag of this command line ({said})"
+    hint = (
+        "flags for the HIP compiler (--hip-flags; with cass nvcc, the flags it does not map "
+        "under -forward-unknown-to-host-compiler, which CMake passes, and -Xcompiler's) go "
+        "to clang, as nvcc gives them to the host compiler: fix or drop it; "
+        "docs/zero-edit.md lists the flags cass nvcc maps"
+    )
+    return UsageError(msg, hint=hint)
 
 
 def _command_of(strategy: Strategy) -> str:
