@@ -41,9 +41,8 @@ def score(runner: Runner, pairs: list[tuple[str, str]]) -> dict[str, Any]:
     right = total = whole = units = 0
     for cuda, hip in pairs:
         unit = cuda.encode("latin-1")
-        if runner.source == "draft":  # the model reads the rules' draft, as at run time
-            unit = rules_translate(unit, "unit.cu", data_settings()).data
-        encoded = runner.encode_pair(unit, hip.encode("latin-1"))
+        draft = rules_translate(unit, "unit.cu", data_settings()).data
+        encoded = runner.encode_pair(runner.source_text(unit, draft), hip.encode("latin-1"))
         if encoded is None or encoded[1] is None:
             continue
         src, tgt, _table = encoded
